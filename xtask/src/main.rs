@@ -1,0 +1,339 @@
+//! `cargo xtask ...`: project tasks that cargo alone cannot express.
+//!
+//! - `vendor`: fetch quiche 0.30.0 from the registry through cargo, unpack it
+//!   into `vendor/quiche` (ignored by git) and apply `patches/quiche/*.patch`.
+//! - `demo`: the main job: Vegas, NewReno and CUBIC over the paper's Fig. 6
+//!   bottleneck in virtual time, as a table.
+//! - `test`: every test of the workspace.
+//!
+//! The root manifest's `[patch.crates-io]` points at `vendor/quiche`, so every
+//! command that builds the workspace vendors first (a no-op when up to date).
+
+use std::env;
+use std::fs;
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Command;
+use std::process::ExitCode;
+
+const QUICHE_VERSION: &str = "0.30.0";
+const INSTALL_HINT: &str = "apt-get install -y libclang-dev cmake g++";
+
+type Result<T> = std::result::Result<T, String>;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let (cmd, rest) = match args.split_first() {
+        Some((c, r)) => (c.as_str(), r),
+        None => ("help", &[][..]),
+    };
+    let result = match cmd {
+        "vendor" => vendor().map(|_| ()),
+        "vendor-diff" => vendor_diff(rest),
+        "demo" => vendor().and_then(|_| demo(rest)),
+        "test" => vendor().and_then(|_| test(rest)),
+        "help" | "--help" | "-h" => {
+            print_help();
+            Ok(())
+        }
+        other => Err(format!("unknown command `{other}`; run `cargo xtask help`")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print_help() {
+    println!(
+        "cargo xtask <command>\n\n\
+         commands:\n  \
+         vendor   fetch quiche {QUICHE_VERSION} and apply patches/quiche/*.patch into vendor/quiche\n  \
+         vendor-diff DIR   print the patch that turns pristine quiche {QUICHE_VERSION} into DIR\n  \
+         demo     run the demo scenario once per algorithm and print the table\n  \
+         test     run every test of the workspace (vendors first)\n"
+    );
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the project root")
+        .to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+fn run(mut cmd: Command) -> Result<()> {
+    let shown = format!("{cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("could not start {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed with {status}"))
+    }
+}
+
+/// quiche builds BoringSSL (cmake, a C++ compiler) and generates its
+/// bindings with bindgen (libclang).
+fn check_build_tools() -> Result<()> {
+    let mut missing = Vec::new();
+    if !on_path("cmake") {
+        missing.push("cmake");
+    }
+    if !["c++", "g++", "clang++"].iter().any(|c| on_path(c)) {
+        missing.push("a C++ compiler (g++)");
+    }
+    if !has_libclang() {
+        missing.push("libclang");
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "quiche needs {} to build BoringSSL; install with:\n    {INSTALL_HINT}",
+            missing.join(", ")
+        ))
+    }
+}
+
+fn on_path(program: &str) -> bool {
+    env::var_os("PATH")
+        .map(|paths| env::split_paths(&paths).any(|d| d.join(program).is_file()))
+        .unwrap_or(false)
+}
+
+fn has_libclang() -> bool {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(p) = env::var_os("LIBCLANG_PATH") {
+        dirs.push(PathBuf::from(p));
+    }
+    for base in [
+        "/usr/lib",
+        "/usr/lib64",
+        "/usr/local/lib",
+        "/usr/lib/x86_64-linux-gnu",
+    ] {
+        dirs.push(PathBuf::from(base));
+        if let Ok(entries) = fs::read_dir(base) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                if name.starts_with("llvm") {
+                    dirs.push(e.path().join("lib"));
+                }
+            }
+        }
+    }
+    dirs.iter().any(|d| {
+        fs::read_dir(d)
+            .map(|entries| {
+                entries.flatten().any(|e| {
+                    let n = e.file_name().to_string_lossy().to_string();
+                    n.starts_with("libclang") && n.contains(".so")
+                })
+            })
+            .unwrap_or(false)
+    })
+}
+
+fn patches() -> Result<Vec<PathBuf>> {
+    let dir = root().join("patches/quiche");
+    let mut list: Vec<PathBuf> = fs::read_dir(&dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "patch"))
+        .collect();
+    list.sort();
+    if list.is_empty() {
+        return Err(format!("no *.patch in {}", dir.display()));
+    }
+    Ok(list)
+}
+
+/// Fetches quiche through cargo and returns the unpacked registry source.
+fn fetch_quiche() -> Result<PathBuf> {
+    let dir = root().join("target/xtask/quiche-fetch");
+    fs::create_dir_all(dir.join("src")).map_err(|e| e.to_string())?;
+    fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"quiche-fetch\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+             [workspace]\n[dependencies]\nquiche = \"={QUICHE_VERSION}\"\n"
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    fs::write(dir.join("src/lib.rs"), "").map_err(|e| e.to_string())?;
+    let mut meta = cargo();
+    meta.current_dir(&dir)
+        .args(["metadata", "--format-version", "1", "--manifest-path"]);
+    meta.arg(dir.join("Cargo.toml"));
+    let out = meta
+        .output()
+        .map_err(|e| format!("could not run cargo metadata: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo could not fetch quiche {QUICHE_VERSION}:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let json = String::from_utf8_lossy(&out.stdout);
+    // Find `"manifest_path":"<...>/quiche-0.30.0/Cargo.toml"` without a JSON
+    // dependency: registry paths contain no quotes.
+    let needle = format!("quiche-{QUICHE_VERSION}");
+    json.split("\"manifest_path\":\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+        .find(|p| p.contains(&needle) && p.ends_with("Cargo.toml"))
+        .map(|p| PathBuf::from(p).parent().unwrap().to_path_buf())
+        .ok_or_else(|| format!("cargo metadata did not list quiche {QUICHE_VERSION}"))
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for entry in fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let target = to.join(entry.file_name());
+        if entry.file_type().map_err(|e| e.to_string())?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            fs::copy(entry.path(), &target).map_err(|e| format!("{}: {e}", target.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Vendors and patches quiche; a no-op when `vendor/quiche` already holds
+/// exactly these patches.
+fn vendor() -> Result<PathBuf> {
+    let patch_files = patches()?;
+    let mut stamp = String::new();
+    for p in &patch_files {
+        stamp.push_str(&fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?);
+    }
+    let dest = root().join("vendor/quiche");
+    let stamp_file = dest.join(".quiche-vegas-patches");
+    if fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str()) {
+        return Ok(dest);
+    }
+    check_build_tools()?;
+    eprintln!(
+        "xtask: vendoring quiche {QUICHE_VERSION} with {} patch(es)",
+        patch_files.len()
+    );
+    let source = fetch_quiche()?;
+    let staging = root().join("vendor/.quiche-staging");
+    let _ = fs::remove_dir_all(&staging);
+    copy_dir(&source, &staging)?;
+    for p in &patch_files {
+        apply_patch(&staging, p)?;
+    }
+    fs::write(staging.join(".quiche-vegas-patches"), &stamp).map_err(|e| e.to_string())?;
+    let _ = fs::remove_dir_all(&dest);
+    fs::rename(&staging, &dest).map_err(|e| format!("{}: {e}", dest.display()))?;
+    eprintln!("xtask: patched quiche is in {}", dest.display());
+    Ok(dest)
+}
+
+/// Prints the `-p1` patch from pristine quiche to the edited copy `DIR`.
+fn vendor_diff(args: &[String]) -> Result<()> {
+    let [edited] = args else {
+        return Err("usage: cargo xtask vendor-diff DIR".into());
+    };
+    let work = root().join("target/xtask/diff");
+    let _ = fs::remove_dir_all(&work);
+    copy_dir(&fetch_quiche()?, &work.join("a"))?;
+    copy_dir(Path::new(edited), &work.join("b"))?;
+    let _ = fs::remove_file(work.join("b/.quiche-vegas-patches"));
+    let out = Command::new("git")
+        .current_dir(&work)
+        .args([
+            "diff",
+            "--no-index",
+            "--src-prefix=",
+            "--dst-prefix=",
+            "a",
+            "b",
+        ])
+        .output()
+        .map_err(|e| format!("could not run git diff: {e}"))?;
+    // git diff --no-index exits 1 when the trees differ.
+    if out.status.code() != Some(1) && !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    Ok(())
+}
+
+/// Applies one `-p1` patch inside `dir` with `git apply`, and checks that
+/// every file it names was touched.
+fn apply_patch(dir: &Path, patch: &Path) -> Result<()> {
+    let mut apply = Command::new("git");
+    apply
+        .current_dir(dir)
+        // Inside a git checkout `git apply` resolves paths from the
+        // repository root and silently skips the ones outside the current
+        // folder: stop repository discovery at `dir`'s parent.
+        .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap_or(dir))
+        .args(["apply", "-p1", "--whitespace=nowarn", "--verbose"])
+        .arg(patch);
+    let out = apply
+        .output()
+        .map_err(|e| format!("could not run git apply: {e}"))?;
+    let log = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!(
+            "patch {} does not apply to quiche {QUICHE_VERSION}:\n{log}",
+            patch.display()
+        ));
+    }
+    let text = fs::read_to_string(patch).map_err(|e| e.to_string())?;
+    let named = text.lines().filter(|l| l.starts_with("+++ b/")).count();
+    let applied = log
+        .lines()
+        .filter(|l| l.starts_with("Applied patch"))
+        .count();
+    if named == 0 || applied != named {
+        return Err(format!(
+            "patch {}: {applied} of {named} files applied:\n{log}",
+            patch.display()
+        ));
+    }
+    Ok(())
+}
+
+fn demo(args: &[String]) -> Result<()> {
+    let mut c = cargo();
+    c.args([
+        "run",
+        "--release",
+        "--quiet",
+        "--features",
+        "sim",
+        "--bin",
+        "vegas-lab",
+        "--",
+        "demo",
+    ]);
+    c.args(args);
+    run(c)
+}
+
+fn test(args: &[String]) -> Result<()> {
+    check_build_tools()?;
+    // Release, like the demo: one build of BoringSSL and quiche serves both,
+    // and the virtual-time integration tests run fast.
+    let mut c = cargo();
+    c.args(["test", "--release", "--workspace", "--all-features"]);
+    c.args(args);
+    run(c)
+}
