@@ -1,0 +1,221 @@
+//! Decision records a controller leaves behind for qlog and trace graphs.
+//!
+//! They are plain `Copy` values kept in a fixed-size [`EventQueue`], so
+//! recording a decision never allocates. The quiche adapter drains them
+//! with [`crate::Controller::poll_event`] and turns them into qlog events.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::Phase;
+
+/// What a Vegas-family round decided to do with the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Congestion avoidance: Diff < alpha, +1 packet per RTT.
+    Increase,
+    /// Congestion avoidance: alpha <= Diff <= beta, window unchanged.
+    Hold,
+    /// Congestion avoidance: Diff > beta, -1 packet per RTT.
+    Decrease,
+    /// Slow start: this round the window grows.
+    SlowStartGrow,
+    /// Slow start: this round the window is held (Vegas grows every other RTT).
+    SlowStartHold,
+    /// Slow start ends (Diff > gamma): window cut by 1/8.
+    SlowStartExit,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Increase => "increase",
+            Action::Hold => "hold",
+            Action::Decrease => "decrease",
+            Action::SlowStartGrow => "slow_start_grow",
+            Action::SlowStartHold => "slow_start_hold",
+            Action::SlowStartExit => "slow_start_exit",
+        }
+    }
+}
+
+/// One per-RTT decision of a Vegas-family controller (Brakmo & Peterson,
+/// section III-B): everything needed to redraw the paper's CAM graph.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundDecision {
+    pub now: Instant,
+    pub base_rtt: Duration,
+    pub round_rtt: Duration,
+    /// Expected = cwnd / BaseRTT.
+    pub expected_bytes_per_sec: f64,
+    /// Actual = bytes acknowledged in the round / round RTT.
+    pub actual_bytes_per_sec: f64,
+    /// Diff = (Expected - Actual) * BaseRTT, in packets.
+    pub diff_pkts: f64,
+    pub alpha_pkts: f64,
+    pub beta_pkts: f64,
+    pub gamma_pkts: f64,
+    pub cwnd_before_bytes: usize,
+    pub cwnd_after_bytes: usize,
+    pub action: Action,
+    pub phase: Phase,
+    /// RTT samples behind this round.
+    pub samples: u32,
+    /// Bytes acknowledged in this round.
+    pub bytes_acked: u64,
+}
+
+/// Why slow start ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SlowStartExitCause {
+    /// Diff exceeded gamma (Vegas modified slow start).
+    DiffAboveGamma,
+    /// A packet was lost.
+    Loss,
+    /// A probe timeout fired.
+    Pto,
+    /// cwnd reached ssthresh.
+    Ssthresh,
+}
+
+impl SlowStartExitCause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SlowStartExitCause::DiffAboveGamma => "diff_above_gamma",
+            SlowStartExitCause::Loss => "loss",
+            SlowStartExitCause::Pto => "pto",
+            SlowStartExitCause::Ssthresh => "ssthresh",
+        }
+    }
+}
+
+/// Why the window was reduced outside of a Vegas round decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReductionCause {
+    Loss,
+    PersistentCongestion,
+    Pto,
+}
+
+impl ReductionCause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReductionCause::Loss => "loss",
+            ReductionCause::PersistentCongestion => "persistent_congestion",
+            ReductionCause::Pto => "pto",
+        }
+    }
+}
+
+/// A decision record.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ControllerEvent {
+    Round(RoundDecision),
+    SlowStartExit {
+        now: Instant,
+        cause: SlowStartExitCause,
+        cwnd_bytes: usize,
+    },
+    Reduction {
+        now: Instant,
+        cause: ReductionCause,
+        cwnd_before_bytes: usize,
+        cwnd_after_bytes: usize,
+        ssthresh_bytes: usize,
+    },
+    /// Vegas-A changed alpha/beta.
+    ParamsChanged {
+        now: Instant,
+        alpha_pkts: f64,
+        beta_pkts: f64,
+    },
+    /// Gallop-Vegas changed incr/maxincr/status.
+    GallopUpdate {
+        now: Instant,
+        incr_pkts: f64,
+        maxincr_pkts: f64,
+        status: u8,
+    },
+}
+
+/// A bounded FIFO of decision records. When full the oldest record is
+/// dropped (and counted), so a stack that never drains it stays bounded.
+#[derive(Debug, Clone)]
+pub struct EventQueue {
+    events: VecDeque<ControllerEvent>,
+    capacity: usize,
+    dropped: u64,
+}
+
+impl EventQueue {
+    /// Default capacity: a few rounds' worth of records.
+    pub const DEFAULT_CAPACITY: usize = 64;
+
+    pub fn with_capacity(capacity: usize) -> Self {
+        let capacity = capacity.max(1);
+        EventQueue {
+            events: VecDeque::with_capacity(capacity),
+            capacity,
+            dropped: 0,
+        }
+    }
+
+    /// Appends a record; never allocates past the initial capacity.
+    pub fn push(&mut self, event: ControllerEvent) {
+        if self.events.len() == self.capacity {
+            self.events.pop_front();
+            self.dropped += 1;
+        }
+        self.events.push_back(event);
+    }
+
+    pub fn pop(&mut self) -> Option<ControllerEvent> {
+        self.events.pop_front()
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Records dropped because nobody drained the queue in time.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue::with_capacity(Self::DEFAULT_CAPACITY)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exit(now: Instant, cwnd: usize) -> ControllerEvent {
+        ControllerEvent::SlowStartExit {
+            now,
+            cause: SlowStartExitCause::DiffAboveGamma,
+            cwnd_bytes: cwnd,
+        }
+    }
+
+    #[test]
+    fn queue_is_fifo_and_bounded() {
+        let now = Instant::now();
+        let mut q = EventQueue::with_capacity(2);
+        q.push(exit(now, 1));
+        q.push(exit(now, 2));
+        q.push(exit(now, 3));
+        assert_eq!(q.dropped(), 1);
+        assert_eq!(q.pop(), Some(exit(now, 2)));
+        assert_eq!(q.pop(), Some(exit(now, 3)));
+        assert_eq!(q.pop(), None);
+    }
+}

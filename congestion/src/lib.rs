@@ -1,0 +1,173 @@
+//! `vegas-cc`: the TCP Vegas family of delay-based congestion controllers,
+//! written sans-IO so that any QUIC (or TCP) stack can drive them.
+//!
+//! A controller is a plain state machine. The stack tells it what happened
+//! ([`Controller::on_packet_sent`], [`Controller::on_ack_event`],
+//! [`Controller::on_pto`], ...) and passes the current time in as `now`; the
+//! controller answers with a congestion window, an optional pacing rate and
+//! its phase. There is no clock, no I/O and no allocation per ACK in here.
+//!
+//! Every controller shares the same [`Controller`] trait so that the quiche
+//! adapter (in the `quiche-vegas` crate), the simulator and the tests treat
+//! them alike.
+
+#![forbid(unsafe_code)]
+
+use std::fmt::Debug;
+use std::time::Duration;
+use std::time::Instant;
+
+mod error;
+pub mod events;
+pub mod newreno;
+pub mod reno_compat;
+pub mod sampler;
+pub mod transient;
+pub mod vegas;
+
+pub use error::ParamError;
+pub use events::ControllerEvent;
+pub use events::EventQueue;
+pub use newreno::NewReno;
+pub use newreno::NewRenoConfig;
+pub use sampler::RoundSample;
+pub use sampler::RoundSampler;
+pub use sampler::SamplerConfig;
+pub use vegas::PtoResponse;
+pub use vegas::Vegas;
+pub use vegas::VegasConfig;
+
+/// A packet handed to the network, as the controller sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SentPacket {
+    /// Packet number (strictly increasing on a path).
+    pub pkt_num: u64,
+    /// When the packet left (or will leave, if paced) the sender.
+    pub time_sent: Instant,
+    /// Size on the wire in bytes (UDP payload).
+    pub size_bytes: usize,
+    /// Bytes in flight before this packet was sent.
+    pub bytes_in_flight_before: usize,
+    /// Whether the packet counts towards bytes in flight (is ack-eliciting
+    /// and congestion controlled).
+    pub in_flight: bool,
+}
+
+/// A packet newly acknowledged by an ACK frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckedPacket {
+    pub pkt_num: u64,
+    pub time_sent: Instant,
+    pub size_bytes: usize,
+}
+
+/// A packet newly declared lost by the stack's loss detection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LostPacket {
+    pub pkt_num: u64,
+    pub time_sent: Instant,
+    pub size_bytes: usize,
+}
+
+/// The RTT sample an ACK frame produced (RFC 9002 section 5.1): taken from
+/// the largest newly acknowledged packet when that packet was ack-eliciting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RttSample {
+    /// `now - time_sent` of the largest newly acknowledged packet.
+    pub latest_rtt: Duration,
+    /// The ACK delay the peer reported in this ACK frame, decoded with the
+    /// peer's ack_delay_exponent but not capped.
+    pub ack_delay: Duration,
+}
+
+/// Everything one ACK frame (or one loss-detection timeout) tells the
+/// controller. Slices are borrowed from the stack: no allocation.
+#[derive(Clone, Copy, Debug)]
+pub struct AckEvent<'a> {
+    pub now: Instant,
+    /// Newly acknowledged packets, ascending packet number.
+    pub acked: &'a [AckedPacket],
+    /// Newly lost packets, ascending packet number.
+    pub lost: &'a [LostPacket],
+    /// Present when the ACK frame produced an RTT sample.
+    pub rtt_sample: Option<RttSample>,
+    /// The stack's min RTT (None before the first sample).
+    pub min_rtt: Option<Duration>,
+    /// The stack's smoothed RTT (RFC 9002 section 5.3).
+    pub smoothed_rtt: Duration,
+    /// The peer's max_ack_delay transport parameter.
+    pub max_ack_delay: Duration,
+    /// Bytes in flight before the frame was processed.
+    pub prior_bytes_in_flight: usize,
+    /// Bytes in flight after acked and lost packets were removed.
+    pub bytes_in_flight: usize,
+    /// RFC 9002 section 7.6: the lost packets span a persistent-congestion
+    /// period.
+    pub persistent_congestion: bool,
+}
+
+/// Coarse state of a controller, for qlog and metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    SlowStart,
+    CongestionAvoidance,
+    Recovery,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::SlowStart => "slow_start",
+            Phase::CongestionAvoidance => "congestion_avoidance",
+            Phase::Recovery => "recovery",
+        }
+    }
+}
+
+/// The interface every controller implements.
+pub trait Controller: Debug + Send {
+    /// Stable algorithm name (`"vegas"`, `"newreno"`, ...).
+    fn name(&self) -> &'static str;
+
+    /// A packet was sent.
+    fn on_packet_sent(&mut self, now: Instant, packet: &SentPacket);
+
+    /// An ACK frame was processed, or the loss-detection timer declared
+    /// packets lost (then `acked` is empty and `rtt_sample` is None).
+    fn on_ack_event(&mut self, event: &AckEvent<'_>);
+
+    /// A probe timeout fired (RFC 9002 section 6.2).
+    fn on_pto(&mut self, now: Instant);
+
+    /// The sender ran out of data with `bytes_in_flight` below the window.
+    fn on_app_limited(&mut self, _now: Instant, _bytes_in_flight: usize) {}
+
+    /// The path changed (migration): forget path state.
+    fn on_path_change(&mut self, now: Instant);
+
+    /// The maximum datagram size changed (PMTUD).
+    fn set_max_datagram_size(&mut self, max_datagram_size: usize);
+
+    /// Congestion window in bytes.
+    fn cwnd_bytes(&self) -> usize;
+
+    /// Slow-start threshold in bytes (None while infinite).
+    fn ssthresh_bytes(&self) -> Option<usize>;
+
+    /// Pacing rate in bytes per second; None means "do not pace".
+    fn pacing_rate_bytes_per_sec(&self, smoothed_rtt: Duration) -> Option<u64>;
+
+    /// Current phase.
+    fn phase(&self) -> Phase;
+
+    /// Whether the controller is in a recovery period (a loss reduction was
+    /// made and no packet sent after it has been acknowledged yet).
+    fn in_recovery(&self) -> bool {
+        self.phase() == Phase::Recovery
+    }
+
+    /// Takes the oldest pending decision record (for qlog), if any.
+    fn poll_event(&mut self) -> Option<ControllerEvent> {
+        None
+    }
+}

@@ -1,0 +1,599 @@
+//! NewReno congestion control for QUIC, as RFC 9002 section 7 specifies it
+//! (pseudocode in RFC 9002 Appendix B). It is the loss-based baseline the
+//! Vegas family is compared with.
+//!
+//! The rules, by RFC 9002 section:
+//! - 7.2: the window starts at `initial_cwnd_pkts` datagrams and never goes
+//!   below the minimum window of 2 datagrams.
+//! - 7.3.1: slow start while cwnd < ssthresh: cwnd grows by the bytes
+//!   acknowledged.
+//! - 7.3.2 / B.6: a loss starts a recovery period at `now`;
+//!   ssthresh = cwnd * kLossReductionFactor, cwnd = max(ssthresh, minimum
+//!   window). Only the loss of a packet sent after the recovery period
+//!   started can reduce the window again, and packets sent before it do not
+//!   grow the window when acknowledged (B.5 `InCongestionRecovery`).
+//! - 7.3.3: congestion avoidance: cwnd grows by
+//!   max_datagram_size * acked_bytes / cwnd.
+//! - 7.6.2 / B.8: persistent congestion: cwnd = minimum window, the recovery
+//!   period ends.
+//! - 7.8: no increase while the window is not being used (`on_app_limited`).
+//! - 6.2 / 7: a probe timeout does not change the window.
+//! - 7.7: pacing rate = N * cwnd / smoothed_rtt with N = 1.25.
+//!
+//! Interpretation choices:
+//! - Congestion avoidance counts acknowledged bytes and adds one
+//!   max_datagram_size per cwnd of bytes acknowledged (as quiche's
+//!   `recovery/congestion/reno.rs`, RFC 3465 byte counting). This is the
+//!   RFC 9002 7.3.3 formula summed without integer truncation.
+//! - The initial window is exactly `initial_cwnd_pkts` datagrams, as quiche's
+//!   `initial_congestion_window_packets`; RFC 9002 7.2's 14 720-byte limit is
+//!   not applied (10 x 1200 bytes is below it anyway).
+//! - Losses are processed before acknowledgements of the same ACK frame, in
+//!   the order of RFC 9002 A.7 `OnAckReceived`.
+//! - The window counts as "used" (RFC 9002 7.8) from a send after which less
+//!   than one max_datagram_size of window is left, until `on_app_limited`.
+
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::events::ReductionCause;
+use crate::events::SlowStartExitCause;
+use crate::AckEvent;
+use crate::Controller;
+use crate::ControllerEvent;
+use crate::EventQueue;
+use crate::ParamError;
+use crate::Phase;
+use crate::SentPacket;
+
+/// RFC 9002 section 7.2: "Endpoints SHOULD use an initial congestion window
+/// of ten times the maximum datagram size".
+pub const INITIAL_WINDOW_PKTS: usize = 10;
+
+/// RFC 9002 section 7.2 / B.2 kMinimumWindow: 2 * max_datagram_size.
+pub const MIN_WINDOW_PKTS: usize = 2;
+
+/// RFC 9002 section 7.3.2 / B.2 kLossReductionFactor.
+pub const LOSS_REDUCTION_FACTOR: f64 = 0.5;
+
+/// RFC 9002 section 7.7: pacing rate N * cwnd / smoothed_rtt, N = 1.25.
+pub const PACING_GAIN: f64 = 1.25;
+
+/// RFC 9000 section 14: the smallest maximum datagram size every QUIC path
+/// supports; quiche's default `max_send_udp_payload_size`.
+pub const DEFAULT_MAX_DATAGRAM_SIZE: usize = 1200;
+
+/// NewReno parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NewRenoConfig {
+    /// Initial congestion window in datagrams (RFC 9002 7.2; default 10).
+    pub initial_cwnd_pkts: usize,
+    /// Maximum datagram size in bytes until `set_max_datagram_size`.
+    pub max_datagram_size: usize,
+    /// Multiplicative decrease on loss, in (0, 1) (RFC 9002 7.3.2; 0.5).
+    pub loss_reduction_factor: f64,
+    /// Pacing gain N (RFC 9002 7.7; 1.25). None: do not pace.
+    pub pacing_gain: Option<f64>,
+}
+
+impl Default for NewRenoConfig {
+    fn default() -> Self {
+        NewRenoConfig {
+            initial_cwnd_pkts: INITIAL_WINDOW_PKTS,
+            max_datagram_size: DEFAULT_MAX_DATAGRAM_SIZE,
+            loss_reduction_factor: LOSS_REDUCTION_FACTOR,
+            pacing_gain: Some(PACING_GAIN),
+        }
+    }
+}
+
+impl NewRenoConfig {
+    /// Checks every field; the error names the first field that is wrong.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if self.initial_cwnd_pkts < MIN_WINDOW_PKTS {
+            return Err(ParamError::new(
+                "initial_cwnd_pkts",
+                self.initial_cwnd_pkts,
+                "an integer >= 2 (the RFC 9002 7.2 minimum window)",
+            ));
+        }
+        if self.max_datagram_size == 0 {
+            return Err(ParamError::new(
+                "max_datagram_size",
+                self.max_datagram_size,
+                "a positive number of bytes",
+            ));
+        }
+        let factor = self.loss_reduction_factor;
+        if !(factor.is_finite() && factor > 0.0 && factor < 1.0) {
+            return Err(ParamError::new(
+                "loss_reduction_factor",
+                factor,
+                "a finite number in (0, 1)",
+            ));
+        }
+        if let Some(gain) = self.pacing_gain {
+            if !(gain.is_finite() && gain > 0.0) {
+                return Err(ParamError::new(
+                    "pacing_gain",
+                    gain,
+                    "a finite number > 0, or none",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// NewReno (RFC 9002 section 7).
+#[derive(Debug)]
+pub struct NewReno {
+    config: NewRenoConfig,
+    max_datagram_size: usize,
+    cwnd_bytes: usize,
+    /// `usize::MAX` while infinite (RFC 9002 B.3).
+    ssthresh_bytes: usize,
+    /// Bytes acknowledged in congestion avoidance not yet turned into a
+    /// window increase (RFC 9002 7.3.3 summed exactly).
+    bytes_acked_ca: usize,
+    /// RFC 9002 B.2 `congestion_recovery_start_time`.
+    recovery_start_time: Option<Instant>,
+    /// A packet sent after `recovery_start_time` has not been acknowledged
+    /// yet.
+    in_recovery: bool,
+    /// RFC 9002 7.8: the sender is not using its window.
+    app_limited: bool,
+    events: EventQueue,
+}
+
+impl NewReno {
+    pub fn new(config: NewRenoConfig) -> Result<Self, ParamError> {
+        config.validate()?;
+        Ok(NewReno {
+            config,
+            max_datagram_size: config.max_datagram_size,
+            cwnd_bytes: config.initial_cwnd_pkts * config.max_datagram_size,
+            ssthresh_bytes: usize::MAX,
+            bytes_acked_ca: 0,
+            recovery_start_time: None,
+            in_recovery: false,
+            app_limited: false,
+            events: EventQueue::default(),
+        })
+    }
+
+    pub fn config(&self) -> &NewRenoConfig {
+        &self.config
+    }
+
+    fn initial_window_bytes(&self) -> usize {
+        self.config.initial_cwnd_pkts * self.max_datagram_size
+    }
+
+    fn min_window_bytes(&self) -> usize {
+        MIN_WINDOW_PKTS * self.max_datagram_size
+    }
+
+    fn in_slow_start(&self) -> bool {
+        self.cwnd_bytes < self.ssthresh_bytes
+    }
+
+    /// RFC 9002 B.5 `InCongestionRecovery(sent_time)`.
+    fn sent_in_recovery(&self, time_sent: Instant) -> bool {
+        self.recovery_start_time
+            .is_some_and(|start| time_sent <= start)
+    }
+
+    /// RFC 9002 B.6 `OnCongestionEvent(sent_time)`.
+    fn on_congestion_event(&mut self, now: Instant, time_sent: Instant) {
+        if self.sent_in_recovery(time_sent) {
+            return;
+        }
+        let was_slow_start = self.in_slow_start();
+        let cwnd_before_bytes = self.cwnd_bytes;
+        self.recovery_start_time = Some(now);
+        self.in_recovery = true;
+        self.ssthresh_bytes = (self.cwnd_bytes as f64 * self.config.loss_reduction_factor) as usize;
+        self.cwnd_bytes = self.ssthresh_bytes.max(self.min_window_bytes());
+        self.bytes_acked_ca = 0;
+        if was_slow_start {
+            self.events.push(ControllerEvent::SlowStartExit {
+                now,
+                cause: SlowStartExitCause::Loss,
+                cwnd_bytes: self.cwnd_bytes,
+            });
+        }
+        self.events.push(ControllerEvent::Reduction {
+            now,
+            cause: ReductionCause::Loss,
+            cwnd_before_bytes,
+            cwnd_after_bytes: self.cwnd_bytes,
+            ssthresh_bytes: self.ssthresh_bytes,
+        });
+    }
+
+    /// RFC 9002 B.8: persistent congestion collapses the window.
+    fn on_persistent_congestion(&mut self, now: Instant) {
+        let cwnd_before_bytes = self.cwnd_bytes;
+        self.cwnd_bytes = self.min_window_bytes();
+        self.recovery_start_time = None;
+        self.in_recovery = false;
+        self.bytes_acked_ca = 0;
+        self.events.push(ControllerEvent::Reduction {
+            now,
+            cause: ReductionCause::PersistentCongestion,
+            cwnd_before_bytes,
+            cwnd_after_bytes: self.cwnd_bytes,
+            ssthresh_bytes: self.ssthresh_bytes,
+        });
+    }
+
+    /// RFC 9002 B.5 `OnPacketAcked` for one packet.
+    fn on_packet_acked(&mut self, time_sent: Instant, size_bytes: usize) {
+        if self.sent_in_recovery(time_sent) {
+            return;
+        }
+        // A packet sent after the recovery start was acknowledged.
+        self.in_recovery = false;
+        if self.app_limited {
+            return;
+        }
+        if self.in_slow_start() {
+            self.cwnd_bytes += size_bytes;
+        } else {
+            self.bytes_acked_ca += size_bytes;
+            if self.bytes_acked_ca >= self.cwnd_bytes {
+                self.bytes_acked_ca -= self.cwnd_bytes;
+                self.cwnd_bytes += self.max_datagram_size;
+            }
+        }
+    }
+}
+
+impl Controller for NewReno {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+
+    fn on_packet_sent(&mut self, _now: Instant, packet: &SentPacket) {
+        if !packet.in_flight {
+            return;
+        }
+        let in_flight_after = packet.bytes_in_flight_before + packet.size_bytes;
+        if in_flight_after + self.max_datagram_size > self.cwnd_bytes {
+            self.app_limited = false;
+        }
+    }
+
+    fn on_ack_event(&mut self, event: &AckEvent<'_>) {
+        // RFC 9002 B.8 `OnPacketsLost`: one congestion event for the
+        // most recently sent lost packet.
+        if let Some(last_lost_sent) = event.lost.iter().map(|p| p.time_sent).max() {
+            self.on_congestion_event(event.now, last_lost_sent);
+        }
+        if event.persistent_congestion {
+            self.on_persistent_congestion(event.now);
+        }
+        for packet in event.acked {
+            self.on_packet_acked(packet.time_sent, packet.size_bytes);
+        }
+    }
+
+    fn on_pto(&mut self, _now: Instant) {
+        // RFC 9002 section 6.2: a PTO is not a loss; the window is left to
+        // loss detection and persistent congestion (section 7.6).
+    }
+
+    fn on_app_limited(&mut self, _now: Instant, _bytes_in_flight: usize) {
+        self.app_limited = true;
+    }
+
+    fn on_path_change(&mut self, _now: Instant) {
+        // RFC 9000 section 9.4: reset the congestion controller.
+        self.cwnd_bytes = self.initial_window_bytes();
+        self.ssthresh_bytes = usize::MAX;
+        self.bytes_acked_ca = 0;
+        self.recovery_start_time = None;
+        self.in_recovery = false;
+        self.app_limited = false;
+    }
+
+    fn set_max_datagram_size(&mut self, max_datagram_size: usize) {
+        if max_datagram_size == 0 {
+            return;
+        }
+        // RFC 9002 section 7.2: recalculate the initial window with the new
+        // size; an untouched window follows it.
+        let untouched =
+            self.cwnd_bytes == self.initial_window_bytes() && self.ssthresh_bytes == usize::MAX;
+        self.max_datagram_size = max_datagram_size;
+        if untouched {
+            self.cwnd_bytes = self.initial_window_bytes();
+        }
+        self.cwnd_bytes = self.cwnd_bytes.max(self.min_window_bytes());
+    }
+
+    fn cwnd_bytes(&self) -> usize {
+        self.cwnd_bytes
+    }
+
+    fn ssthresh_bytes(&self) -> Option<usize> {
+        (self.ssthresh_bytes != usize::MAX).then_some(self.ssthresh_bytes)
+    }
+
+    fn pacing_rate_bytes_per_sec(&self, smoothed_rtt: Duration) -> Option<u64> {
+        let gain = self.config.pacing_gain?;
+        if smoothed_rtt.is_zero() {
+            return None;
+        }
+        Some((gain * self.cwnd_bytes as f64 / smoothed_rtt.as_secs_f64()) as u64)
+    }
+
+    fn phase(&self) -> Phase {
+        if self.in_recovery {
+            Phase::Recovery
+        } else if self.in_slow_start() {
+            Phase::SlowStart
+        } else {
+            Phase::CongestionAvoidance
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<ControllerEvent> {
+        self.events.pop()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AckedPacket;
+    use crate::LostPacket;
+    use crate::RttSample;
+
+    const MDS: usize = DEFAULT_MAX_DATAGRAM_SIZE;
+    const RTT: Duration = Duration::from_millis(100);
+
+    fn reno() -> NewReno {
+        NewReno::new(NewRenoConfig::default()).unwrap()
+    }
+
+    fn acked(pkt_num: u64, time_sent: Instant) -> AckedPacket {
+        AckedPacket {
+            pkt_num,
+            time_sent,
+            size_bytes: MDS,
+        }
+    }
+
+    fn lost(pkt_num: u64, time_sent: Instant) -> LostPacket {
+        LostPacket {
+            pkt_num,
+            time_sent,
+            size_bytes: MDS,
+        }
+    }
+
+    fn event<'a>(now: Instant, acked: &'a [AckedPacket], lost: &'a [LostPacket]) -> AckEvent<'a> {
+        AckEvent {
+            now,
+            acked,
+            lost,
+            rtt_sample: Some(RttSample {
+                latest_rtt: RTT,
+                ack_delay: Duration::ZERO,
+            }),
+            min_rtt: Some(RTT),
+            smoothed_rtt: RTT,
+            max_ack_delay: Duration::from_millis(25),
+            prior_bytes_in_flight: 0,
+            bytes_in_flight: 0,
+            persistent_congestion: false,
+        }
+    }
+
+    #[test]
+    fn initial_window_is_configurable_in_packets() {
+        assert_eq!(reno().cwnd_bytes(), 10 * MDS);
+        let cc = NewReno::new(NewRenoConfig {
+            initial_cwnd_pkts: 4,
+            ..NewRenoConfig::default()
+        })
+        .unwrap();
+        assert_eq!(cc.cwnd_bytes(), 4 * MDS);
+        assert_eq!(cc.ssthresh_bytes(), None);
+        assert_eq!(cc.phase(), Phase::SlowStart);
+    }
+
+    #[test]
+    fn slow_start_adds_acked_bytes() {
+        let mut cc = reno();
+        let t0 = Instant::now();
+        let acks = [acked(0, t0), acked(1, t0), acked(2, t0)];
+        cc.on_ack_event(&event(t0 + RTT, &acks, &[]));
+        assert_eq!(cc.cwnd_bytes(), 13 * MDS);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_datagram_per_window() {
+        let mut cc = reno();
+        cc.ssthresh_bytes = cc.cwnd_bytes; // 10 packets, in CA
+        let t0 = Instant::now();
+        let acks: Vec<_> = (0..9).map(|n| acked(n, t0)).collect();
+        cc.on_ack_event(&event(t0 + RTT, &acks, &[]));
+        assert_eq!(cc.cwnd_bytes(), 10 * MDS, "9/10 of a window acked");
+        cc.on_ack_event(&event(t0 + RTT, &[acked(9, t0)], &[]));
+        assert_eq!(cc.cwnd_bytes(), 11 * MDS, "one window acked: +1 MDS");
+        assert_eq!(cc.phase(), Phase::CongestionAvoidance);
+    }
+
+    #[test]
+    fn loss_halves_and_starts_recovery() {
+        let mut cc = reno();
+        let t0 = Instant::now();
+        let now = t0 + RTT;
+        cc.on_ack_event(&event(now, &[], &[lost(0, t0)]));
+        assert_eq!(cc.ssthresh_bytes(), Some(5 * MDS));
+        assert_eq!(cc.cwnd_bytes(), 5 * MDS);
+        assert_eq!(cc.phase(), Phase::Recovery);
+        assert!(matches!(
+            cc.poll_event(),
+            Some(ControllerEvent::SlowStartExit { .. })
+        ));
+        assert!(matches!(
+            cc.poll_event(),
+            Some(ControllerEvent::Reduction {
+                cause: ReductionCause::Loss,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn loss_never_goes_below_minimum_window() {
+        let mut cc = NewReno::new(NewRenoConfig {
+            initial_cwnd_pkts: 3,
+            ..NewRenoConfig::default()
+        })
+        .unwrap();
+        let t0 = Instant::now();
+        cc.on_ack_event(&event(t0 + RTT, &[], &[lost(0, t0)]));
+        assert_eq!(cc.ssthresh_bytes(), Some(3 * MDS / 2));
+        assert_eq!(cc.cwnd_bytes(), 2 * MDS);
+    }
+
+    #[test]
+    fn only_losses_sent_after_recovery_start_reduce_again() {
+        let mut cc = reno();
+        let t0 = Instant::now();
+        let recovery_start = t0 + RTT;
+        cc.on_ack_event(&event(recovery_start, &[], &[lost(0, t0)]));
+        assert_eq!(cc.cwnd_bytes(), 5 * MDS);
+        // Sent before the recovery start: no second reduction.
+        let later = recovery_start + RTT / 2;
+        cc.on_ack_event(&event(later, &[], &[lost(5, t0 + RTT / 2)]));
+        assert_eq!(cc.cwnd_bytes(), 5 * MDS);
+        // Sent after the recovery start: a new congestion event.
+        let sent_after = recovery_start + Duration::from_millis(1);
+        cc.on_ack_event(&event(later + RTT, &[], &[lost(20, sent_after)]));
+        assert_eq!(cc.cwnd_bytes(), 2 * MDS + MDS / 2);
+    }
+
+    #[test]
+    fn no_increase_in_recovery_until_a_new_packet_is_acked() {
+        let mut cc = reno();
+        let t0 = Instant::now();
+        let recovery_start = t0 + RTT;
+        cc.on_ack_event(&event(recovery_start, &[], &[lost(0, t0)]));
+        let acks: Vec<_> = (1..10).map(|n| acked(n, t0)).collect();
+        cc.on_ack_event(&event(recovery_start, &acks, &[]));
+        assert_eq!(cc.cwnd_bytes(), 5 * MDS);
+        assert_eq!(cc.phase(), Phase::Recovery);
+        let sent_after = recovery_start + Duration::from_millis(1);
+        cc.on_ack_event(&event(sent_after + RTT, &[acked(10, sent_after)], &[]));
+        assert_eq!(cc.phase(), Phase::CongestionAvoidance);
+    }
+
+    #[test]
+    fn persistent_congestion_collapses_to_minimum_window() {
+        let mut cc = reno();
+        let t0 = Instant::now();
+        let mut ev = event(t0 + 3 * RTT, &[], &[]);
+        let lost_pkts = [lost(0, t0), lost(1, t0 + RTT)];
+        ev.lost = &lost_pkts;
+        ev.persistent_congestion = true;
+        cc.on_ack_event(&ev);
+        assert_eq!(cc.cwnd_bytes(), 2 * MDS);
+        assert_eq!(cc.ssthresh_bytes(), Some(5 * MDS));
+        assert_eq!(cc.phase(), Phase::SlowStart);
+    }
+
+    #[test]
+    fn pto_does_not_change_the_window() {
+        let mut cc = reno();
+        cc.on_pto(Instant::now());
+        assert_eq!(cc.cwnd_bytes(), 10 * MDS);
+        assert_eq!(cc.phase(), Phase::SlowStart);
+    }
+
+    #[test]
+    fn no_increase_while_app_limited() {
+        let mut cc = reno();
+        let t0 = Instant::now();
+        cc.on_app_limited(t0, MDS);
+        cc.on_ack_event(&event(t0 + RTT, &[acked(0, t0)], &[]));
+        assert_eq!(cc.cwnd_bytes(), 10 * MDS);
+        // A send that fills the window ends the app-limited period.
+        cc.on_packet_sent(
+            t0 + RTT,
+            &SentPacket {
+                pkt_num: 1,
+                time_sent: t0 + RTT,
+                size_bytes: MDS,
+                bytes_in_flight_before: 9 * MDS,
+                in_flight: true,
+            },
+        );
+        cc.on_ack_event(&event(t0 + 2 * RTT, &[acked(1, t0 + RTT)], &[]));
+        assert_eq!(cc.cwnd_bytes(), 11 * MDS);
+    }
+
+    #[test]
+    fn pacing_rate_is_gain_times_cwnd_over_srtt() {
+        let cc = reno();
+        // 1.25 * 12000 B / 0.1 s
+        assert_eq!(cc.pacing_rate_bytes_per_sec(RTT), Some(150_000));
+        assert_eq!(cc.pacing_rate_bytes_per_sec(Duration::ZERO), None);
+        let unpaced = NewReno::new(NewRenoConfig {
+            pacing_gain: None,
+            ..NewRenoConfig::default()
+        })
+        .unwrap();
+        assert_eq!(unpaced.pacing_rate_bytes_per_sec(RTT), None);
+    }
+
+    #[test]
+    fn path_change_resets_to_initial_state() {
+        let mut cc = reno();
+        let t0 = Instant::now();
+        cc.on_ack_event(&event(t0 + RTT, &[], &[lost(0, t0)]));
+        cc.on_path_change(t0 + RTT);
+        assert_eq!(cc.cwnd_bytes(), 10 * MDS);
+        assert_eq!(cc.ssthresh_bytes(), None);
+        assert_eq!(cc.phase(), Phase::SlowStart);
+    }
+
+    #[test]
+    fn invalid_params_are_rejected_naming_the_field() {
+        let bad = |config: NewRenoConfig| NewReno::new(config).unwrap_err().field;
+        let ok = NewRenoConfig::default();
+        assert_eq!(
+            bad(NewRenoConfig {
+                initial_cwnd_pkts: 1,
+                ..ok
+            }),
+            "initial_cwnd_pkts"
+        );
+        assert_eq!(
+            bad(NewRenoConfig {
+                max_datagram_size: 0,
+                ..ok
+            }),
+            "max_datagram_size"
+        );
+        assert_eq!(
+            bad(NewRenoConfig {
+                loss_reduction_factor: f64::NAN,
+                ..ok
+            }),
+            "loss_reduction_factor"
+        );
+        assert_eq!(
+            bad(NewRenoConfig {
+                pacing_gain: Some(f64::INFINITY),
+                ..ok
+            }),
+            "pacing_gain"
+        );
+    }
+}

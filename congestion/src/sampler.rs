@@ -1,0 +1,845 @@
+//! The round sampler: the one place a Vegas-family controller gets its RTT
+//! and rate measurements from (Brakmo & Peterson, "TCP Vegas", JSAC 1995,
+//! section III-B: BaseRTT, the distinguished segment, Actual).
+//!
+//! A round runs from the send of a distinguished packet to the ACK of that
+//! packet or of any later one (by packet number, not by ACK count). The
+//! first packet sent after a round ends is the next round's distinguished
+//! packet, as `beg_snd_nxt` in Linux `tcp_vegas.c`. Per ACK event the
+//! sampler takes one RTT sample, from `event.rtt_sample` (the largest newly
+//! acknowledged packet, RFC 9002 section 5.1). When a round ends it reports
+//! a [`RoundSample`]: BaseRTT, the round's RTT, the Actual rate, the bytes
+//! behind it and whether the round is usable for a window decision.
+//!
+//! Interpretation choices:
+//! - Rounds partition time: round k covers (end of round k-1, end of round
+//!   k], and `interval` is that span (the first round starts at the send of
+//!   its distinguished packet). When sending is ACK-clocked the distinguished
+//!   packet leaves as the previous round ends, so `interval` is the RTT of
+//!   the distinguished segment the paper divides by (III-B). Because every
+//!   byte falls into exactly one round, thinned or bunched ACKs move round
+//!   boundaries but not the rate: N bytes over T seconds stay N/T.
+//! - Actual = bytes *sent* in the round / interval by default. III-B:
+//!   "recording how many bytes are transmitted between the time that
+//!   segment is sent and its acknowledgment is received ... dividing the
+//!   number of bytes transmitted by the sample RTT", and for Fig. 8 "the
+//!   Actual sending rate ... from the number of bytes we sent in the last
+//!   RTT". Counting bytes acknowledged instead ([`ActualBytes::Acked`]) is
+//!   the same in steady state, but with ACK clocking the bytes acknowledged
+//!   in a round were sent under the previous round's window, so after a +1
+//!   step Diff reads about one packet too high for one round.
+//! - Per-ACK RTT sample: RFC 9002 5.3 ack-delay adjustment when
+//!   `subtract_ack_delay` (the delay is capped at max_ack_delay and only
+//!   subtracted when the result is not below min RTT); zero samples are
+//!   discarded (a `Duration` cannot be negative).
+//! - BaseRTT is the minimum of the (adjusted) samples: over the whole
+//!   connection ([`BaseRttMode::Lifetime`], III-B) or over a sliding window
+//!   ([`BaseRttMode::Windowed`], Kathleen Nichols' windowed min filter as
+//!   in Linux `lib/minmax.c`), optionally forgotten after an idle period.
+//! - A round that ends with fewer than `min_round_samples` RTT samples or
+//!   `min_round_bytes` bytes is extended to the next distinguished packet
+//!   instead of being reported.
+//! - Gating (`require_cwnd_limited`): a round is usable only if some send in
+//!   it left less than one max_datagram_size of window free and
+//!   `on_app_limited` was not signalled in it. Otherwise the bytes sent are
+//!   set by the application, not by the window, and say nothing about the
+//!   network.
+
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::AckEvent;
+use crate::ParamError;
+use crate::SentPacket;
+
+/// III-B: Actual is computed from one distinguished segment per RTT.
+pub const PAPER_MIN_ROUND_SAMPLES: u32 = 1;
+
+/// Linux `tcp_vegas.c` only trusts a round with more than two RTT samples
+/// ("cntRTT <= 2": with delayed ACKs fewer samples are not reliable).
+pub const DEFAULT_MIN_ROUND_SAMPLES: u32 = 3;
+
+/// The smallest window RFC 9002 section 7.2 allows (kMinimumWindow, two
+/// datagrams) at the smallest QUIC datagram size (1200 bytes, RFC 9000
+/// section 14): a rate from less than that is not a window's rate.
+pub const DEFAULT_MIN_ROUND_BYTES: u64 = 2 * 1200;
+
+/// BBR's min RTT filter length, 10 s (draft-ietf-ccwg-bbr, MinRTTFilterLen):
+/// long enough to include a quiet moment, short enough to follow a route
+/// change.
+pub const DEFAULT_BASE_RTT_WINDOW: Duration = Duration::from_secs(10);
+
+/// Forget BaseRTT after this long with nothing in flight: RFC 5681 section
+/// 4.1 restarts after an idle period longer than the RTO, whose minimum is
+/// 1 s (RFC 6298 section 2.4); Linux `tcp_vegas.c` resets baseRTT when
+/// transmission restarts.
+pub const DEFAULT_IDLE_RESET: Duration = Duration::from_secs(1);
+
+/// Which statistic of a round's RTT samples is its `round_rtt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundRttStat {
+    /// Smallest sample in the round (Linux `tcp_vegas.c` `minRTT`).
+    Min,
+    /// Mean of the samples: the "average RTT" of the actual implementation
+    /// that Vanichpun & Feng (seed 004, section III) and Ho, Chan & Chen
+    /// (seed 002, section IV-A) assume.
+    Mean,
+}
+
+/// How BaseRTT forgets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BaseRttMode {
+    /// Minimum of all samples; never expires (III-B).
+    Lifetime,
+    /// Minimum of the samples of the last `window`.
+    Windowed { window: Duration },
+}
+
+/// Which bytes make the Actual rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActualBytes {
+    /// Bytes sent in the round (III-B "bytes transmitted").
+    Sent,
+    /// Bytes acknowledged in the round (delivery rate).
+    Acked,
+}
+
+/// Sampler options. [`SamplerConfig::paper`] measures as the paper does;
+/// [`SamplerConfig::default`] is the robust setting for real paths.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SamplerConfig {
+    /// Subtract the peer's ack delay from RTT samples (RFC 9002 5.3).
+    pub subtract_ack_delay: bool,
+    /// Statistic reported as a round's RTT.
+    pub round_rtt: RoundRttStat,
+    /// Extend a round that has fewer RTT samples than this (>= 1).
+    pub min_round_samples: u32,
+    /// Extend a round whose Actual is based on fewer bytes than this.
+    pub min_round_bytes: u64,
+    /// How BaseRTT forgets.
+    pub base_rtt: BaseRttMode,
+    /// Forget BaseRTT when sending restarts after nothing was in flight for
+    /// at least this long. None: never.
+    pub base_rtt_idle_reset: Option<Duration>,
+    /// Which bytes make the Actual rate.
+    pub actual_bytes: ActualBytes,
+    /// Mark rounds that did not use the window as not usable.
+    pub require_cwnd_limited: bool,
+}
+
+impl SamplerConfig {
+    /// The paper's measurement (III-B): raw RTT samples, BaseRTT the minimum
+    /// ever seen, one sample per round, no gating. The round RTT is the mean
+    /// (seed 004's model of the implementation).
+    pub fn paper() -> Self {
+        SamplerConfig {
+            subtract_ack_delay: false,
+            round_rtt: RoundRttStat::Mean,
+            min_round_samples: PAPER_MIN_ROUND_SAMPLES,
+            min_round_bytes: 0,
+            base_rtt: BaseRttMode::Lifetime,
+            base_rtt_idle_reset: None,
+            actual_bytes: ActualBytes::Sent,
+            require_cwnd_limited: false,
+        }
+    }
+
+    /// Checks every field; the error names the first field that is wrong.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if self.min_round_samples == 0 {
+            return Err(ParamError::new(
+                "sampler.min_round_samples",
+                self.min_round_samples,
+                "an integer >= 1",
+            ));
+        }
+        if let BaseRttMode::Windowed { window } = self.base_rtt {
+            if window.is_zero() {
+                return Err(ParamError::new(
+                    "sampler.base_rtt_window",
+                    format!("{window:?}"),
+                    "a positive duration",
+                ));
+            }
+        }
+        if let Some(idle) = self.base_rtt_idle_reset {
+            if idle.is_zero() {
+                return Err(ParamError::new(
+                    "sampler.base_rtt_idle_reset",
+                    format!("{idle:?}"),
+                    "a positive duration, or none",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Default for SamplerConfig {
+    /// Robust: ack delay removed, windowed BaseRTT forgotten after idle,
+    /// at least 3 samples per round, gating on.
+    fn default() -> Self {
+        SamplerConfig {
+            subtract_ack_delay: true,
+            round_rtt: RoundRttStat::Min,
+            min_round_samples: DEFAULT_MIN_ROUND_SAMPLES,
+            min_round_bytes: DEFAULT_MIN_ROUND_BYTES,
+            base_rtt: BaseRttMode::Windowed {
+                window: DEFAULT_BASE_RTT_WINDOW,
+            },
+            base_rtt_idle_reset: Some(DEFAULT_IDLE_RESET),
+            actual_bytes: ActualBytes::Sent,
+            require_cwnd_limited: true,
+        }
+    }
+}
+
+/// What one finished round measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundSample {
+    /// BaseRTT when the round ended.
+    pub base_rtt: Duration,
+    /// The round's RTT (min or mean of its samples, per config).
+    pub round_rtt: Duration,
+    /// Actual = counted bytes (sent or acked, per config) / interval.
+    pub actual_bytes_per_sec: f64,
+    pub bytes_sent: u64,
+    pub bytes_acked: u64,
+    /// RTT samples in the round.
+    pub samples: u32,
+    /// From the end of the previous round to the end of this one.
+    pub interval: Duration,
+    /// Some send in the round left less than one datagram of window.
+    pub cwnd_limited: bool,
+    /// `on_app_limited` was signalled during the round.
+    pub app_limited: bool,
+    /// The controller may base a window decision on this round.
+    pub usable: bool,
+}
+
+impl RoundSample {
+    /// Bytes acknowledged / interval, whatever `actual_bytes` says.
+    pub fn delivery_rate_bytes_per_sec(&self) -> f64 {
+        self.bytes_acked as f64 / self.interval.as_secs_f64()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TimedRtt {
+    time: Instant,
+    rtt: Duration,
+}
+
+/// Windowed minimum keeping the best, second-best and third-best samples of
+/// successive parts of the window (Linux `lib/minmax.c`): fixed size.
+#[derive(Clone, Copy, Debug)]
+struct WindowedMinRtt {
+    window: Duration,
+    best: Option<[TimedRtt; 3]>,
+}
+
+impl WindowedMinRtt {
+    fn update(&mut self, time: Instant, rtt: Duration) {
+        let sample = TimedRtt { time, rtt };
+        let window = self.window;
+        let Some(best) = &mut self.best else {
+            self.best = Some([sample; 3]);
+            return;
+        };
+        // A new minimum, or nothing left in the window: start over.
+        if rtt <= best[0].rtt || time.saturating_duration_since(best[2].time) > window {
+            *best = [sample; 3];
+            return;
+        }
+        if rtt <= best[1].rtt {
+            best[1] = sample;
+            best[2] = sample;
+        } else if rtt <= best[2].rtt {
+            best[2] = sample;
+        }
+        let age = time.saturating_duration_since(best[0].time);
+        if age > window {
+            // The best one left the window: promote the others.
+            best[0] = best[1];
+            best[1] = best[2];
+            best[2] = sample;
+            if time.saturating_duration_since(best[0].time) > window {
+                best[0] = best[1];
+                best[1] = best[2];
+                best[2] = sample;
+            }
+        } else if best[1].time == best[0].time && age > window / 4 {
+            // A quarter window without a second choice: take one.
+            best[1] = sample;
+            best[2] = sample;
+        } else if best[2].time == best[1].time && age > window / 2 {
+            // Half a window without a third choice: take one.
+            best[2] = sample;
+        }
+    }
+
+    fn get(&self) -> Option<Duration> {
+        self.best.map(|best| best[0].rtt)
+    }
+}
+
+/// BaseRTT in either mode.
+#[derive(Clone, Copy, Debug)]
+enum BaseRttFilter {
+    Lifetime(Option<Duration>),
+    Windowed(WindowedMinRtt),
+}
+
+impl BaseRttFilter {
+    fn new(mode: BaseRttMode) -> Self {
+        match mode {
+            BaseRttMode::Lifetime => BaseRttFilter::Lifetime(None),
+            BaseRttMode::Windowed { window } => {
+                BaseRttFilter::Windowed(WindowedMinRtt { window, best: None })
+            }
+        }
+    }
+
+    fn update(&mut self, time: Instant, rtt: Duration) {
+        match self {
+            BaseRttFilter::Lifetime(min) => *min = Some(min.map_or(rtt, |m| m.min(rtt))),
+            BaseRttFilter::Windowed(filter) => filter.update(time, rtt),
+        }
+    }
+
+    fn get(&self) -> Option<Duration> {
+        match self {
+            BaseRttFilter::Lifetime(min) => *min,
+            BaseRttFilter::Windowed(filter) => filter.get(),
+        }
+    }
+}
+
+/// What the round in progress has collected.
+#[derive(Clone, Copy, Debug)]
+struct RoundTally {
+    /// The round ends at an ACK of this packet number or a larger one.
+    end_pkt_num: u64,
+    start: Instant,
+    bytes_sent: u64,
+    bytes_acked: u64,
+    samples: u32,
+    rtt_min: Duration,
+    rtt_sum: Duration,
+    cwnd_limited: bool,
+    app_limited: bool,
+}
+
+impl RoundTally {
+    fn new(end_pkt_num: u64, start: Instant) -> Self {
+        RoundTally {
+            end_pkt_num,
+            start,
+            bytes_sent: 0,
+            bytes_acked: 0,
+            samples: 0,
+            rtt_min: Duration::MAX,
+            rtt_sum: Duration::ZERO,
+            cwnd_limited: false,
+            app_limited: false,
+        }
+    }
+}
+
+/// Per-round RTT and rate measurement for Vegas-family controllers.
+#[derive(Clone, Debug)]
+pub struct RoundSampler {
+    config: SamplerConfig,
+    max_datagram_size: usize,
+    base_rtt: BaseRttFilter,
+    latest_rtt: Option<Duration>,
+    largest_sent_pkt_num: Option<u64>,
+    /// None: no round in progress; the next in-flight send starts one.
+    round: Option<RoundTally>,
+    /// Since when nothing has been in flight.
+    idle_since: Option<Instant>,
+}
+
+impl RoundSampler {
+    pub fn new(config: SamplerConfig, max_datagram_size: usize) -> Result<Self, ParamError> {
+        config.validate()?;
+        Ok(RoundSampler {
+            config,
+            max_datagram_size,
+            base_rtt: BaseRttFilter::new(config.base_rtt),
+            latest_rtt: None,
+            largest_sent_pkt_num: None,
+            round: None,
+            idle_since: None,
+        })
+    }
+
+    pub fn config(&self) -> &SamplerConfig {
+        &self.config
+    }
+
+    /// BaseRTT: the minimum RTT per `config.base_rtt`; None before the
+    /// first sample.
+    pub fn base_rtt(&self) -> Option<Duration> {
+        self.base_rtt.get()
+    }
+
+    /// The last RTT sample taken (after ack-delay adjustment).
+    pub fn latest_rtt(&self) -> Option<Duration> {
+        self.latest_rtt
+    }
+
+    pub fn set_max_datagram_size(&mut self, max_datagram_size: usize) {
+        self.max_datagram_size = max_datagram_size;
+    }
+
+    /// Records a send; `cwnd_bytes` is the window the packet was sent under.
+    pub fn on_packet_sent(&mut self, packet: &SentPacket, cwnd_bytes: usize) {
+        self.largest_sent_pkt_num = Some(packet.pkt_num);
+        if !packet.in_flight {
+            return;
+        }
+        if let (Some(idle_since), Some(idle_reset)) =
+            (self.idle_since, self.config.base_rtt_idle_reset)
+        {
+            if packet.bytes_in_flight_before == 0
+                && packet.time_sent.saturating_duration_since(idle_since) >= idle_reset
+            {
+                self.base_rtt = BaseRttFilter::new(self.config.base_rtt);
+                self.round = None;
+            }
+        }
+        self.idle_since = None;
+        let round = self
+            .round
+            .get_or_insert_with(|| RoundTally::new(packet.pkt_num, packet.time_sent));
+        round.bytes_sent += packet.size_bytes as u64;
+        let in_flight_after = packet.bytes_in_flight_before + packet.size_bytes;
+        if in_flight_after + self.max_datagram_size > cwnd_bytes {
+            round.cwnd_limited = true;
+        }
+    }
+
+    /// The sender ran out of data below its window.
+    pub fn on_app_limited(&mut self, _now: Instant) {
+        if let Some(round) = &mut self.round {
+            round.app_limited = true;
+        }
+    }
+
+    /// Takes the ACK event's RTT sample and bytes; returns the round's
+    /// measurement when this event ends a round.
+    pub fn on_ack_event(&mut self, event: &AckEvent<'_>) -> Option<RoundSample> {
+        if event.bytes_in_flight == 0 {
+            self.idle_since = Some(event.now);
+        }
+        let rtt = self.rtt_sample(event);
+        if let Some(rtt) = rtt {
+            self.base_rtt.update(event.now, rtt);
+            self.latest_rtt = Some(rtt);
+        }
+        let round = self.round.as_mut()?;
+        round.bytes_acked += event.acked.iter().map(|p| p.size_bytes as u64).sum::<u64>();
+        if let Some(rtt) = rtt {
+            round.samples += 1;
+            round.rtt_min = round.rtt_min.min(rtt);
+            round.rtt_sum += rtt;
+        }
+        let ends = event
+            .acked
+            .last()
+            .is_some_and(|p| p.pkt_num >= round.end_pkt_num);
+        if !ends {
+            return None;
+        }
+        let next_pkt_num = self.largest_sent_pkt_num.map_or(0, |n| n + 1);
+        let interval = event.now.saturating_duration_since(round.start);
+        let counted_bytes = match self.config.actual_bytes {
+            ActualBytes::Sent => round.bytes_sent,
+            ActualBytes::Acked => round.bytes_acked,
+        };
+        if round.samples < self.config.min_round_samples
+            || counted_bytes < self.config.min_round_bytes
+            || interval.is_zero()
+        {
+            // Too little to go on: extend to the next distinguished packet.
+            round.end_pkt_num = next_pkt_num;
+            return None;
+        }
+        let round_rtt = match self.config.round_rtt {
+            RoundRttStat::Min => round.rtt_min,
+            RoundRttStat::Mean => round.rtt_sum / round.samples,
+        };
+        let usable =
+            !self.config.require_cwnd_limited || (round.cwnd_limited && !round.app_limited);
+        let sample = RoundSample {
+            base_rtt: self.base_rtt.get()?,
+            round_rtt,
+            actual_bytes_per_sec: counted_bytes as f64 / interval.as_secs_f64(),
+            bytes_sent: round.bytes_sent,
+            bytes_acked: round.bytes_acked,
+            samples: round.samples,
+            interval,
+            cwnd_limited: round.cwnd_limited,
+            app_limited: round.app_limited,
+            usable,
+        };
+        *round = RoundTally::new(next_pkt_num, event.now);
+        Some(sample)
+    }
+
+    /// Drops the round in progress; the next send starts a fresh one (after
+    /// a window reduction, as Linux `vegas_enable` does).
+    pub fn restart_round(&mut self) {
+        self.round = None;
+    }
+
+    /// The path changed: forget everything measured.
+    pub fn on_path_change(&mut self) {
+        self.base_rtt = BaseRttFilter::new(self.config.base_rtt);
+        self.latest_rtt = None;
+        self.round = None;
+        self.idle_since = None;
+    }
+
+    /// One RTT sample per ACK event (RFC 9002 5.1), ack-delay adjusted per
+    /// RFC 9002 5.3 when configured; zero samples discarded.
+    fn rtt_sample(&self, event: &AckEvent<'_>) -> Option<Duration> {
+        let sample = event.rtt_sample?;
+        let latest_rtt = sample.latest_rtt;
+        if latest_rtt.is_zero() {
+            return None;
+        }
+        if !self.config.subtract_ack_delay {
+            return Some(latest_rtt);
+        }
+        let min_rtt = event.min_rtt.map_or(latest_rtt, |m| m.min(latest_rtt));
+        let ack_delay = sample.ack_delay.min(event.max_ack_delay);
+        if latest_rtt >= min_rtt + ack_delay {
+            Some(latest_rtt - ack_delay)
+        } else {
+            Some(latest_rtt)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AckedPacket;
+    use crate::RttSample;
+
+    const MDS: usize = 1200;
+    const MS: Duration = Duration::from_millis(1);
+
+    fn sent(pkt_num: u64, time_sent: Instant, in_flight_before: usize) -> SentPacket {
+        SentPacket {
+            pkt_num,
+            time_sent,
+            size_bytes: MDS,
+            bytes_in_flight_before: in_flight_before,
+            in_flight: true,
+        }
+    }
+
+    fn acked(pkt_num: u64, time_sent: Instant) -> AckedPacket {
+        AckedPacket {
+            pkt_num,
+            time_sent,
+            size_bytes: MDS,
+        }
+    }
+
+    fn ack_event(now: Instant, acked: &[AckedPacket], latest_rtt: Duration) -> AckEvent<'_> {
+        AckEvent {
+            now,
+            acked,
+            lost: &[],
+            rtt_sample: Some(RttSample {
+                latest_rtt,
+                ack_delay: Duration::ZERO,
+            }),
+            min_rtt: None,
+            smoothed_rtt: latest_rtt,
+            max_ack_delay: 25 * MS,
+            prior_bytes_in_flight: 0,
+            bytes_in_flight: MDS,
+            persistent_congestion: false,
+        }
+    }
+
+    /// An ACK-clocked flow with a fixed window of `cwnd_pkts` through a
+    /// bottleneck serving one packet per `spacing`, with `prop_rtt` of
+    /// propagation delay; the receiver acknowledges every `ack_every`-th
+    /// packet (cumulatively). Returns the sampler's round measurements.
+    fn run_bottleneck(config: SamplerConfig, ack_every: u64, acks: usize) -> Vec<RoundSample> {
+        let cwnd_pkts: u64 = 80;
+        let spacing = MS;
+        let prop_rtt = 50 * MS;
+        let mut sampler = RoundSampler::new(config, MDS).unwrap();
+        let t0 = Instant::now();
+        let mut now = t0;
+        let mut bottleneck_free = t0;
+        let mut send_time = Vec::new();
+        let mut ack_arrival = Vec::new();
+        let mut next_pkt: u64 = 0;
+        let mut first_unacked: u64 = 0;
+        let mut rounds = Vec::new();
+        let mut acked_buf = Vec::new();
+        for _ in 0..acks {
+            while next_pkt - first_unacked < cwnd_pkts {
+                let in_flight = (next_pkt - first_unacked) as usize * MDS;
+                sampler.on_packet_sent(&sent(next_pkt, now, in_flight), cwnd_pkts as usize * MDS);
+                let departure = now.max(bottleneck_free) + spacing;
+                bottleneck_free = departure;
+                send_time.push(now);
+                ack_arrival.push(departure + prop_rtt);
+                next_pkt += 1;
+            }
+            let last = first_unacked + ack_every - 1;
+            now = ack_arrival[last as usize];
+            acked_buf.clear();
+            acked_buf.extend((first_unacked..=last).map(|n| acked(n, send_time[n as usize])));
+            let rtt = now - send_time[last as usize];
+            if let Some(round) = sampler.on_ack_event(&ack_event(now, &acked_buf, rtt)) {
+                rounds.push(round);
+            }
+            first_unacked = last + 1;
+        }
+        rounds
+    }
+
+    #[test]
+    fn thinned_acks_give_the_same_actual_rate() {
+        for actual_bytes in [ActualBytes::Sent, ActualBytes::Acked] {
+            let config = SamplerConfig {
+                actual_bytes,
+                ..SamplerConfig::paper()
+            };
+            let per_packet = run_bottleneck(config, 1, 2000);
+            let thinned = run_bottleneck(config, 8, 250);
+            // The bottleneck delivers one 1200-byte packet per ms.
+            let bottleneck_rate = 1_200_000.0;
+            for rounds in [&per_packet, &thinned] {
+                assert!(rounds.len() > 10);
+                for round in &rounds[3..] {
+                    let error = (round.actual_bytes_per_sec - bottleneck_rate).abs();
+                    assert!(
+                        error < 1e-6 * bottleneck_rate,
+                        "{actual_bytes:?}: {round:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn round_boundaries_follow_packet_numbers() {
+        let mut sampler = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
+        let t0 = Instant::now();
+        let cwnd = 4 * MDS;
+        for n in 0..4 {
+            sampler.on_packet_sent(&sent(n, t0, n as usize * MDS), cwnd);
+        }
+        // Round 0 ends with the ACK of its distinguished packet 0.
+        let r0 = sampler
+            .on_ack_event(&ack_event(t0 + 100 * MS, &[acked(0, t0)], 100 * MS))
+            .expect("packet 0 ends round 0");
+        assert_eq!(r0.bytes_sent, 4 * MDS as u64);
+        assert_eq!(r0.interval, 100 * MS);
+        // Round 1's distinguished packet is the next one sent: 4.
+        let t1 = t0 + 100 * MS;
+        sampler.on_packet_sent(&sent(4, t1, 3 * MDS), cwnd);
+        let acks_1_3 = [acked(1, t0), acked(2, t0), acked(3, t0)];
+        assert!(sampler
+            .on_ack_event(&ack_event(t1 + MS, &acks_1_3, 101 * MS))
+            .is_none());
+        sampler.on_packet_sent(&sent(5, t1 + MS, 3 * MDS), cwnd);
+        // Packet 4 is lost: the ACK of the later packet 5 ends the round.
+        let t2 = t1 + 101 * MS;
+        let r1 = sampler
+            .on_ack_event(&ack_event(t2, &[acked(5, t1 + MS)], 100 * MS))
+            .expect("a later packet ends the round");
+        assert_eq!(r1.bytes_sent, 2 * MDS as u64);
+        assert_eq!(r1.bytes_acked, 4 * MDS as u64);
+        assert_eq!(r1.samples, 2);
+        assert_eq!(r1.interval, t2 - t1);
+        assert_eq!(r1.round_rtt, Duration::from_micros(100_500), "mean");
+    }
+
+    #[test]
+    fn ack_delay_is_subtracted_capped_and_never_below_min_rtt() {
+        let sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
+        let now = Instant::now();
+        let mut event = ack_event(now, &[], 100 * MS);
+        event.min_rtt = Some(60 * MS);
+        event.max_ack_delay = 25 * MS;
+        event.rtt_sample = Some(RttSample {
+            latest_rtt: 100 * MS,
+            ack_delay: 30 * MS,
+        });
+        assert_eq!(sampler.rtt_sample(&event), Some(75 * MS), "capped at 25 ms");
+        event.rtt_sample = Some(RttSample {
+            latest_rtt: 100 * MS,
+            ack_delay: 10 * MS,
+        });
+        assert_eq!(sampler.rtt_sample(&event), Some(90 * MS));
+        // 70 - 20 would be below min RTT 60: the sample is not adjusted.
+        event.rtt_sample = Some(RttSample {
+            latest_rtt: 70 * MS,
+            ack_delay: 20 * MS,
+        });
+        assert_eq!(sampler.rtt_sample(&event), Some(70 * MS));
+        // Paper mode keeps the raw sample.
+        let paper = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
+        event.rtt_sample = Some(RttSample {
+            latest_rtt: 100 * MS,
+            ack_delay: 10 * MS,
+        });
+        assert_eq!(paper.rtt_sample(&event), Some(100 * MS));
+        // Zero samples are discarded.
+        event.rtt_sample = Some(RttSample {
+            latest_rtt: Duration::ZERO,
+            ack_delay: Duration::ZERO,
+        });
+        assert_eq!(paper.rtt_sample(&event), None);
+    }
+
+    #[test]
+    fn windowed_base_rtt_expires_and_lifetime_does_not() {
+        let window = Duration::from_secs(10);
+        let windowed = SamplerConfig {
+            base_rtt: BaseRttMode::Windowed { window },
+            ..SamplerConfig::paper()
+        };
+        let mut windowed = RoundSampler::new(windowed, MDS).unwrap();
+        let mut lifetime = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
+        let t0 = Instant::now();
+        for sampler in [&mut windowed, &mut lifetime] {
+            sampler.on_ack_event(&ack_event(t0, &[], 50 * MS));
+            for s in 1..=10 {
+                let now = t0 + Duration::from_secs(s);
+                sampler.on_ack_event(&ack_event(now, &[], 80 * MS));
+            }
+            assert_eq!(sampler.base_rtt(), Some(50 * MS), "10 s: still in");
+        }
+        let t11 = t0 + Duration::from_secs(11);
+        windowed.on_ack_event(&ack_event(t11, &[], 80 * MS));
+        lifetime.on_ack_event(&ack_event(t11, &[], 80 * MS));
+        assert_eq!(windowed.base_rtt(), Some(80 * MS), "50 ms expired");
+        assert_eq!(lifetime.base_rtt(), Some(50 * MS));
+    }
+
+    #[test]
+    fn idle_period_resets_base_rtt() {
+        let mut sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
+        let t0 = Instant::now();
+        let mut event = ack_event(t0, &[], 50 * MS);
+        event.bytes_in_flight = 0;
+        sampler.on_ack_event(&event);
+        assert_eq!(sampler.base_rtt(), Some(50 * MS));
+        // Sending again after less than the idle threshold keeps it.
+        sampler.on_packet_sent(&sent(0, t0 + 500 * MS, 0), 10 * MDS);
+        assert_eq!(sampler.base_rtt(), Some(50 * MS));
+        event.now = t0 + Duration::from_secs(1);
+        sampler.on_ack_event(&event);
+        sampler.on_packet_sent(&sent(1, t0 + Duration::from_secs(3), 0), 10 * MDS);
+        assert_eq!(sampler.base_rtt(), None);
+    }
+
+    #[test]
+    fn short_rounds_are_extended() {
+        let config = SamplerConfig {
+            min_round_samples: 3,
+            ..SamplerConfig::paper()
+        };
+        let mut sampler = RoundSampler::new(config, MDS).unwrap();
+        let t0 = Instant::now();
+        let cwnd = 2 * MDS;
+        sampler.on_packet_sent(&sent(0, t0, 0), cwnd);
+        sampler.on_packet_sent(&sent(1, t0, MDS), cwnd);
+        // One ACK for both packets: 1 sample < 3, the round goes on.
+        let t1 = t0 + 100 * MS;
+        let both = [acked(0, t0), acked(1, t0)];
+        assert!(sampler
+            .on_ack_event(&ack_event(t1, &both, 100 * MS))
+            .is_none());
+        sampler.on_packet_sent(&sent(2, t1, 0), cwnd);
+        sampler.on_packet_sent(&sent(3, t1, MDS), cwnd);
+        // Packet 2 ends the extended round with 2 samples: extended again,
+        // now to the next packet sent (4).
+        let t2 = t1 + 100 * MS;
+        assert!(sampler
+            .on_ack_event(&ack_event(t2, &[acked(2, t1)], 100 * MS))
+            .is_none());
+        sampler.on_packet_sent(&sent(4, t2, MDS), cwnd);
+        assert!(sampler
+            .on_ack_event(&ack_event(t2, &[acked(3, t1)], 100 * MS))
+            .is_none());
+        let t3 = t2 + 100 * MS;
+        let round = sampler
+            .on_ack_event(&ack_event(t3, &[acked(4, t2)], 100 * MS))
+            .expect("enough samples");
+        assert_eq!(round.samples, 4);
+        assert_eq!(round.bytes_sent, 5 * MDS as u64);
+        assert_eq!(round.interval, 300 * MS);
+    }
+
+    #[test]
+    fn rounds_not_using_the_window_are_not_usable() {
+        let gated = SamplerConfig {
+            require_cwnd_limited: true,
+            ..SamplerConfig::paper()
+        };
+        let t0 = Instant::now();
+        let t1 = t0 + 100 * MS;
+        let cwnd = 4 * MDS;
+        // Two packets in a four-packet window: not cwnd-limited.
+        let mut sampler = RoundSampler::new(gated, MDS).unwrap();
+        sampler.on_packet_sent(&sent(0, t0, 0), cwnd);
+        sampler.on_packet_sent(&sent(1, t0, MDS), cwnd);
+        let round = sampler
+            .on_ack_event(&ack_event(t1, &[acked(0, t0)], 100 * MS))
+            .unwrap();
+        assert!(!round.cwnd_limited && !round.usable);
+        // A full window, but the application said it ran dry.
+        let mut sampler = RoundSampler::new(gated, MDS).unwrap();
+        for n in 0..4 {
+            sampler.on_packet_sent(&sent(n, t0, n as usize * MDS), cwnd);
+        }
+        sampler.on_app_limited(t0);
+        let round = sampler
+            .on_ack_event(&ack_event(t1, &[acked(0, t0)], 100 * MS))
+            .unwrap();
+        assert!(round.cwnd_limited && round.app_limited && !round.usable);
+        // Paper mode: no gating.
+        let mut sampler = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
+        sampler.on_packet_sent(&sent(0, t0, 0), cwnd);
+        let round = sampler
+            .on_ack_event(&ack_event(t1, &[acked(0, t0)], 100 * MS))
+            .unwrap();
+        assert!(round.usable);
+    }
+
+    #[test]
+    fn invalid_sampler_params_are_rejected_naming_the_field() {
+        let config = SamplerConfig {
+            min_round_samples: 0,
+            ..SamplerConfig::default()
+        };
+        assert_eq!(
+            RoundSampler::new(config, MDS).unwrap_err().field,
+            "sampler.min_round_samples"
+        );
+        let config = SamplerConfig {
+            base_rtt: BaseRttMode::Windowed {
+                window: Duration::ZERO,
+            },
+            ..SamplerConfig::default()
+        };
+        assert_eq!(
+            config.validate().unwrap_err().field,
+            "sampler.base_rtt_window"
+        );
+    }
+}

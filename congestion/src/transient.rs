@@ -1,0 +1,1013 @@
+//! Transient (slow-start) analysis of TCP Vegas and Gallop-Vegas, as pure
+//! functions.
+//!
+//! Part 1: S. Vanichpun and W. Feng, "On the Transient Behavior of TCP
+//! Vegas", IEEE ICCCN 2002 (seed 004): uncongested BaseRTT d (eq. 2),
+//! transient period T and convergence time C_time = T/d (eq. 3-5), critical
+//! window W*(gamma) at which Vegas leaves slow start (eq. 6-9), the ideal
+//! gamma for a critical window (eq. 10), target window W^ = lambda d + alpha
+//! (eq. 12), the exit round of eq. 13 and the gamma_1 / gamma_2 selection
+//! rules (Approaches 1 and 2, eq. 14-15) over a slow-start window sequence
+//! (ns-2's, eq. 16, or plain doubling every other RTT).
+//!
+//! Part 2: C.-Y. Ho, Y.-C. Chan and Y.-C. Chen, "Gallop-Vegas: An Enhanced
+//! Slow-Start Mechanism for TCP Vegas" (seed 002), section IV: the window
+//! sequences of Tables 2 and 3 (eq. 7), the conspicuous window of Vegas
+//! (eq. 3-6) and Gallop-Vegas (eq. 8-13), and the RTTs Gallop-Vegas needs to
+//! reach the available bandwidth (eq. 14-19).
+//!
+//! Interpretation choices:
+//!
+//! 1. Rounds are numbered from 1 in seed 004 (W_1, W_2, ...) and RTTs from 0
+//!    in seed 002 (Tables 2-3); each function keeps its paper's numbering.
+//!    Vegas holds its window for two rounds (W_i = W_{i+1}, i odd), so the
+//!    round m that ends slow start in eq. 13-15 is taken to be even (the
+//!    second round of a pair) and W_{m-2} is the previous pair's window.
+//! 2. Eq. 14-15 print the available rate lambda in the denominator
+//!    4 lambda d + W. The paper's own example (section V-D: gamma_1 = 5 for
+//!    W^ = 101.6 and gamma_1 = 1 for W^ = 51.3, mu_1 = 10,000 pkt/s,
+//!    d = 20.1248 ms) is only reproduced with the bottleneck rate mu_1 there
+//!    (with lambda = 5,000 and 2,500 pkt/s eq. 14 gives 10 and 5), as in
+//!    eq. 10 where the term comes from the ACK spacing 1/mu_1. So
+//!    [`select_gamma`] takes the target window and the ACK-spacing rate
+//!    separately; [`select_gamma_for_available_rate`] is eq. 12 + 14/15 with
+//!    lambda in both places, as printed.
+//! 3. If the target window lies below the first interval of eq. 14, or the
+//!    chosen exit round is the first pair (no W_{m-2}, so no averaged
+//!    window), gamma is the lower bound 1 of eq. 14.
+//! 4. Seed 002, Vegas: the text derives an odd l >= 2 lg(1 + sqrt(1 +
+//!    16 mu d)) - 3, but both worked examples use the first RTT at which
+//!    the doubled window reaches the bound (W_l = 64 at the 10th RTT, 32 at
+//!    the 8th) and then get 579 and 136 from eq. 6; this module follows the
+//!    examples. Example 2 uses the 156-packet window it prints, not
+//!    mu d = 156.25 (which gives 137).
+//! 5. Seed 002, Gallop-Vegas: eq. 12-13 are Cardano's formula for the cubic
+//!    (k - 1)(k^2 - k + 2) = 2 mu d (eq. 11) or 4 mu d (average RTT); as
+//!    printed they drop a constant 8/27 from the first term, which is kept
+//!    here (exact root). The conspicuous RTT k is the smallest integer
+//!    satisfying the strict inequality. The examples' k (16.242 -> 17 for
+//!    mu d = 625, 9 for mu d = 156.25) do not follow from eq. 11-13, which
+//!    give 14.199 -> 15 and 9.154 -> 10; neither do their eq. 19 totals
+//!    (108 and 26 RTTs; the literal eq. 19 with the printed k gives 121 and
+//!    34). Tests pin this module's values and say so.
+//! 6. Table I's W* are eq. 9 with d = 40.2288 ms (eq. 2 with a = 0.04)
+//!    rounded to two decimals, except gamma = 2: eq. 9 gives 41.1267, the
+//!    table prints 41.12; no single mu_1 d rounds to all five printed values.
+//! 7. Eq. 6 and eq. 19 count the linear-increase RTTs with a ceiling that
+//!    would be negative when the window is already past the target; that
+//!    term is taken as max(0, .).
+
+use crate::ParamError;
+
+fn check_positive(field: &'static str, value: f64) -> Result<f64, ParamError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(ParamError::new(field, value, "a finite number > 0"))
+    }
+}
+
+fn check_non_negative(field: &'static str, value: f64) -> Result<f64, ParamError> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(ParamError::new(field, value, "a finite number >= 0"))
+    }
+}
+
+/// How the RTT D that ends a slow-start round is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SlowStartRtt {
+    /// The RTT of the round's last packet, which queues behind half the
+    /// window at the sender: D = d + W/(2 mu_1) (seed 004 eq. 6 and 8; seed
+    /// 002 eq. 3-4 and, for Gallop-Vegas, D = d + (z_k - 1)/mu, eq. 8-12).
+    LastPacket,
+    /// The average RTT of the round, as implementations measure it:
+    /// D = d + W/(4 mu_1) (seed 004 eq. 9; seed 002 eq. 5 and, for
+    /// Gallop-Vegas, D = d + (z_k - 1)/(2 mu), eq. 13).
+    RoundAverage,
+}
+
+impl SlowStartRtt {
+    /// Divisor of the last packet's sender-queue delay: 1 for the last
+    /// packet, 2 for the round average.
+    fn queue_divisor(self) -> f64 {
+        match self {
+            SlowStartRtt::LastPacket => 1.0,
+            SlowStartRtt::RoundAverage => 2.0,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Vegas transient analysis (seed 004)
+// ---------------------------------------------------------------------------
+
+/// Uncongested round-trip time d (seconds), eq. 2:
+/// d = tau + sum_i (1 + a) / mu_i.
+///
+/// `ack_size_ratio` is a, the ACK size relative to the data packet size
+/// (section V uses 1 KB packets and 40-byte ACKs, a = 0.04).
+pub fn base_rtt_secs(
+    propagation_rtt_secs: f64,
+    link_rates_pkts_per_sec: &[f64],
+    ack_size_ratio: f64,
+) -> Result<f64, ParamError> {
+    let propagation_rtt_secs = check_non_negative("propagation_rtt_secs", propagation_rtt_secs)?;
+    let ack_size_ratio = check_non_negative("ack_size_ratio", ack_size_ratio)?;
+    if link_rates_pkts_per_sec.is_empty() {
+        return Err(ParamError::new(
+            "link_rates_pkts_per_sec",
+            "[]",
+            "at least one link rate",
+        ));
+    }
+    let mut transmission_secs = 0.0;
+    for &rate_pkts_per_sec in link_rates_pkts_per_sec {
+        let rate_pkts_per_sec = check_positive("link_rates_pkts_per_sec", rate_pkts_per_sec)?;
+        transmission_secs += (1.0 + ack_size_ratio) / rate_pkts_per_sec;
+    }
+    Ok(propagation_rtt_secs + transmission_secs)
+}
+
+/// Transient period T (seconds), eq. 3: T = sum_{i=1..k} (d + p_i) where k is
+/// the number of rounds, `queueing_delays_secs[i]` is p_i.
+///
+/// With no queueing (eq. 5) T = k d.
+pub fn transient_period_secs(
+    base_rtt_secs: f64,
+    queueing_delays_secs: &[f64],
+) -> Result<f64, ParamError> {
+    let base_rtt_secs = check_positive("base_rtt_secs", base_rtt_secs)?;
+    let mut period_secs = 0.0;
+    for &queueing_delay_secs in queueing_delays_secs {
+        period_secs +=
+            base_rtt_secs + check_non_negative("queueing_delays_secs", queueing_delay_secs)?;
+    }
+    Ok(period_secs)
+}
+
+/// Normalised convergence time C_time = T / d, eq. 4: the number of BaseRTTs
+/// the transient period lasts (about the number of rounds, eq. 5).
+pub fn convergence_time_base_rtts(
+    transient_period_secs: f64,
+    base_rtt_secs: f64,
+) -> Result<f64, ParamError> {
+    let transient_period_secs = check_non_negative("transient_period_secs", transient_period_secs)?;
+    let base_rtt_secs = check_positive("base_rtt_secs", base_rtt_secs)?;
+    Ok(transient_period_secs / base_rtt_secs)
+}
+
+/// W*(gamma) with the BDP mu_1 d given directly (eq. 8 / 9).
+fn critical_window_for_bdp(gamma_pkts: f64, bdp_pkts: f64, rtt: SlowStartRtt) -> f64 {
+    // Eq. 8: (g + sqrt(g^2 + 8 mu_1 d g)) / 2; eq. 9 has 16 for 8.
+    let factor = 8.0 * rtt.queue_divisor();
+    (gamma_pkts + (gamma_pkts * gamma_pkts + factor * bdp_pkts * gamma_pkts).sqrt()) / 2.0
+}
+
+/// Critical window W*(gamma) (packets) at which Vegas leaves slow start,
+/// eq. 8 ([`SlowStartRtt::LastPacket`]) or eq. 9
+/// ([`SlowStartRtt::RoundAverage`], the one Table I verifies):
+/// W* = (gamma + sqrt(gamma^2 + c mu_1 d gamma)) / 2, c = 8 or 16.
+pub fn critical_window_pkts(
+    gamma_pkts: f64,
+    bottleneck_rate_pkts_per_sec: f64,
+    base_rtt_secs: f64,
+    rtt: SlowStartRtt,
+) -> Result<f64, ParamError> {
+    let gamma_pkts = check_positive("gamma_pkts", gamma_pkts)?;
+    let rate = check_positive("bottleneck_rate_pkts_per_sec", bottleneck_rate_pkts_per_sec)?;
+    let base_rtt_secs = check_positive("base_rtt_secs", base_rtt_secs)?;
+    Ok(critical_window_for_bdp(
+        gamma_pkts,
+        rate * base_rtt_secs,
+        rtt,
+    ))
+}
+
+/// The "ideal" gamma for a critical window W* (eq. 10, the inverse of
+/// eq. 9): gamma = W*^2 / (4 mu_1 d + W*).
+pub fn ideal_gamma_pkts(
+    critical_window_pkts: f64,
+    bottleneck_rate_pkts_per_sec: f64,
+    base_rtt_secs: f64,
+) -> Result<f64, ParamError> {
+    let window = check_positive("critical_window_pkts", critical_window_pkts)?;
+    let rate = check_positive("bottleneck_rate_pkts_per_sec", bottleneck_rate_pkts_per_sec)?;
+    let base_rtt_secs = check_positive("base_rtt_secs", base_rtt_secs)?;
+    Ok(window * window / (4.0 * rate * base_rtt_secs + window))
+}
+
+/// Target window W^ = lambda d + alpha (packets), eq. 12: the steady-state
+/// window at rate lambda with Delta = alpha packets queued.
+pub fn target_window_pkts(
+    available_rate_pkts_per_sec: f64,
+    base_rtt_secs: f64,
+    alpha_pkts: f64,
+) -> Result<f64, ParamError> {
+    let rate = check_positive("available_rate_pkts_per_sec", available_rate_pkts_per_sec)?;
+    let base_rtt_secs = check_positive("base_rtt_secs", base_rtt_secs)?;
+    let alpha_pkts = check_non_negative("alpha_pkts", alpha_pkts)?;
+    Ok(rate * base_rtt_secs + alpha_pkts)
+}
+
+/// Vegas slow-start window sequence W_1, W_2, ... (rounds from 1): the
+/// window doubles every other round, so W_i = W_{i+1} for odd i.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum VegasSlowStart {
+    /// ns-2's Vegas as the paper models it, eq. 16: W_1 = W_2 = 1 and
+    /// W_i = 3 * 2^floor((i - 3) / 2) for i >= 3 (1, 1, 3, 3, 6, 6, 12, ...).
+    /// Table I and the example of section V-D use this sequence.
+    Ns2,
+    /// W_i = W_1 * 2^floor((i - 1) / 2): doubling every other round from
+    /// W_1 (section IV-B, "determined based upon the knowledge of W_1").
+    DoublingEveryOtherRound { initial_window_pkts: f64 },
+}
+
+impl VegasSlowStart {
+    fn validate(self) -> Result<(), ParamError> {
+        if let VegasSlowStart::DoublingEveryOtherRound {
+            initial_window_pkts,
+        } = self
+        {
+            check_positive("initial_window_pkts", initial_window_pkts)?;
+        }
+        Ok(())
+    }
+
+    /// W_round; `round` >= 1, sequence already validated.
+    fn window_unchecked(self, round: u32) -> f64 {
+        match self {
+            VegasSlowStart::Ns2 if round <= 2 => 1.0,
+            // Eq. 16.
+            VegasSlowStart::Ns2 => 3.0 * f64::from((round - 3) / 2).exp2(),
+            VegasSlowStart::DoublingEveryOtherRound {
+                initial_window_pkts,
+            } => initial_window_pkts * f64::from((round - 1) / 2).exp2(),
+        }
+    }
+
+    /// Window W_round (packets) of slow-start round `round` (from 1).
+    pub fn window_pkts(self, round: u32) -> Result<f64, ParamError> {
+        self.validate()?;
+        if round == 0 {
+            return Err(ParamError::new("round", round, "a round number >= 1"));
+        }
+        Ok(self.window_unchecked(round))
+    }
+}
+
+/// Where Vegas leaves slow start for a critical window W* (eq. 13).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlowStartExit {
+    /// m, the (even) round in which Delta first exceeds gamma.
+    pub round: u32,
+    /// W_m (packets).
+    pub window_pkts: f64,
+    /// W_{m-2} (packets); None when m = 2.
+    pub previous_window_pkts: Option<f64>,
+    /// 7/8 W_m (packets): the window after the exit cut (sections II-B and
+    /// IV-B).
+    pub window_after_exit_pkts: f64,
+}
+
+/// The slow-start exit of eq. 13: the round m with
+/// W_{m-2} < W* <= W_m.
+pub fn slow_start_exit(
+    critical_window_pkts: f64,
+    schedule: VegasSlowStart,
+) -> Result<SlowStartExit, ParamError> {
+    let critical = check_positive("critical_window_pkts", critical_window_pkts)?;
+    schedule.validate()?;
+    // The window at least doubles every two rounds, so this ends within a
+    // few thousand rounds for any finite W*.
+    let mut round = 2;
+    while schedule.window_unchecked(round) < critical {
+        round += 2;
+    }
+    let window_pkts = schedule.window_unchecked(round);
+    Ok(SlowStartExit {
+        round,
+        window_pkts,
+        previous_window_pkts: (round > 2).then(|| schedule.window_unchecked(round - 2)),
+        // Section II-B: the window drops by 1/8 on leaving slow start.
+        window_after_exit_pkts: 7.0 / 8.0 * window_pkts,
+    })
+}
+
+/// The two gamma-selection rules of section IV-B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GammaApproach {
+    /// Approach 1, "Basic", eq. 14: stop at W_i when
+    /// W^ is in [7/8 W_i, 7/8 W_{i+2}), then increase linearly.
+    Basic,
+    /// Approach 2, "Enhanced", eq. 15: stop at W_i in the lower half of that
+    /// interval and at W_{i+2} (then decrease linearly) in the upper half.
+    Enhanced,
+}
+
+/// A gamma chosen by eq. 14 or 15.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GammaChoice {
+    /// gamma = max(floor(Wbar^2 / (4 r d + Wbar)), 1): an integer >= 1.
+    pub gamma_pkts: f64,
+    /// m, the round in which slow start is meant to end.
+    pub stop_round: u32,
+    /// W_m (packets).
+    pub stop_window_pkts: f64,
+    /// Wbar_m = (W_{m-2} + W_m) / 2 (packets), used as W*; None when m = 2
+    /// (gamma is then the lower bound 1).
+    pub averaged_window_pkts: Option<f64>,
+}
+
+/// Gamma selection of eq. 14 (Approach 1) or eq. 15 (Approach 2) for a
+/// target window W^ (packets; eq. 12, see [`target_window_pkts`]).
+///
+/// `ack_rate_pkts_per_sec` is the rate r in the denominator 4 r d + Wbar of
+/// eq. 10: eq. 14-15 print the available rate lambda there, the paper's
+/// example of section V-D uses the bottleneck rate mu_1 (interpretation 2 in
+/// the module documentation).
+pub fn select_gamma(
+    approach: GammaApproach,
+    target_window_pkts: f64,
+    ack_rate_pkts_per_sec: f64,
+    base_rtt_secs: f64,
+    schedule: VegasSlowStart,
+) -> Result<GammaChoice, ParamError> {
+    let target = check_positive("target_window_pkts", target_window_pkts)?;
+    let rate = check_positive("ack_rate_pkts_per_sec", ack_rate_pkts_per_sec)?;
+    let base_rtt_secs = check_positive("base_rtt_secs", base_rtt_secs)?;
+    schedule.validate()?;
+    let window = |round: u32| schedule.window_unchecked(round);
+    // Even i >= 2 with W^ in [7/8 W_i, 7/8 W_{i+2}); i = 2 when W^ lies
+    // below 7/8 W_2 (interpretation 3).
+    let mut round = 2;
+    while target >= 7.0 / 8.0 * window(round + 2) {
+        round += 2;
+    }
+    let stop_round = match approach {
+        GammaApproach::Basic => round,
+        GammaApproach::Enhanced => {
+            // Eq. 15: split at 7/8 (W_i + W_{i+2}) / 2.
+            let middle = 7.0 / 8.0 * (window(round) + window(round + 2)) / 2.0;
+            if target < middle {
+                round
+            } else {
+                round + 2
+            }
+        }
+    };
+    let averaged_window_pkts =
+        (stop_round > 2).then(|| (window(stop_round - 2) + window(stop_round)) / 2.0);
+    let gamma_pkts = match averaged_window_pkts {
+        // Eq. 14 / 15: max(floor(Wbar^2 / (4 r d + Wbar)), 1).
+        Some(averaged) => (averaged * averaged / (4.0 * rate * base_rtt_secs + averaged))
+            .floor()
+            .max(1.0),
+        None => 1.0,
+    };
+    Ok(GammaChoice {
+        gamma_pkts,
+        stop_round,
+        stop_window_pkts: window(stop_round),
+        averaged_window_pkts,
+    })
+}
+
+/// Eq. 12 followed by eq. 14 / 15 exactly as printed: W^ = lambda d + alpha
+/// and lambda in the denominator 4 lambda d + Wbar.
+pub fn select_gamma_for_available_rate(
+    approach: GammaApproach,
+    available_rate_pkts_per_sec: f64,
+    base_rtt_secs: f64,
+    alpha_pkts: f64,
+    schedule: VegasSlowStart,
+) -> Result<GammaChoice, ParamError> {
+    let target = target_window_pkts(available_rate_pkts_per_sec, base_rtt_secs, alpha_pkts)?;
+    select_gamma(
+        approach,
+        target,
+        available_rate_pkts_per_sec,
+        base_rtt_secs,
+        schedule,
+    )
+}
+
+// ---------------------------------------------------------------------------
+// Gallop-Vegas analysis (seed 002 section IV)
+// ---------------------------------------------------------------------------
+
+/// Vegas window W_i (packets) at RTT i (from 0), Table 2: 2^(i/2 + 1) for
+/// even i, 2^((i + 1)/2) for odd i (initial window 2, doubling every other
+/// RTT: 2, 2, 4, 4, 8, ...).
+pub fn vegas_rtt_window_pkts(rtt_index: u32) -> f64 {
+    // i/2 + 1 for even i and (i + 1)/2 for odd i are both floor(i/2) + 1.
+    f64::from(rtt_index / 2 + 1).exp2()
+}
+
+/// Vegas window increase z_i (packets) during RTT i, Table 2: 0 for even i,
+/// 2^((i + 1)/2) for odd i.
+pub fn vegas_rtt_increase_pkts(rtt_index: u32) -> f64 {
+    if rtt_index.is_multiple_of(2) {
+        0.0
+    } else {
+        f64::from(rtt_index / 2 + 1).exp2()
+    }
+}
+
+/// Gallop-Vegas window W_i (packets) at RTT i (from 0) while Delta < gamma,
+/// eq. 7 and Table 3: W_i = (i^2 - i + 4) / 2 (2, 2, 3, 5, 8, 12, ...).
+pub fn gallop_rtt_window_pkts(rtt_index: u32) -> f64 {
+    let i = f64::from(rtt_index);
+    (i * i - i + 4.0) / 2.0
+}
+
+/// Gallop-Vegas increase z_i = i (packets) during RTT i, eq. 7 and Table 3
+/// (so W_{i+1} = W_i + z_i).
+pub fn gallop_rtt_increase_pkts(rtt_index: u32) -> f64 {
+    f64::from(rtt_index)
+}
+
+/// The "conspicuous" window: the first window at which Delta >= gamma.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConspicuousWindow {
+    /// RTT index (from 0, as in Tables 2-3): l for Vegas, k for Gallop-Vegas.
+    pub rtt_index: u32,
+    /// W_l or W_k (packets).
+    pub window_pkts: f64,
+}
+
+/// Vegas's conspicuous window for a BDP mu d (packets), eq. 4 / 5:
+/// the first window of Table 2 with W_l >= (1 + sqrt(1 + c mu d)) / 2,
+/// c = 8 (last packet) or 16 (round average), and the first RTT holding it
+/// (interpretation 4).
+pub fn vegas_conspicuous_window(
+    bdp_pkts: f64,
+    rtt: SlowStartRtt,
+) -> Result<ConspicuousWindow, ParamError> {
+    let bdp_pkts = check_positive("bdp_pkts", bdp_pkts)?;
+    // Eq. 4 / 5 are eq. 8 / 9 of seed 004 with gamma = 1.
+    let bound_pkts = critical_window_for_bdp(1.0, bdp_pkts, rtt);
+    // Each window value first appears at an even RTT index (Table 2).
+    let mut rtt_index = 0;
+    while vegas_rtt_window_pkts(rtt_index) < bound_pkts {
+        rtt_index += 2;
+    }
+    Ok(ConspicuousWindow {
+        rtt_index,
+        window_pkts: vegas_rtt_window_pkts(rtt_index),
+    })
+}
+
+/// RTT at which Vegas reaches the available bandwidth, eq. 6:
+/// l + ceil(mu d - 7 W_l / 8) (after the 1/8 cut, +1 packet per RTT).
+pub fn vegas_rtts_to_bandwidth(bdp_pkts: f64, rtt: SlowStartRtt) -> Result<f64, ParamError> {
+    let conspicuous = vegas_conspicuous_window(bdp_pkts, rtt)?;
+    let linear_rtts = (bdp_pkts - 7.0 / 8.0 * conspicuous.window_pkts)
+        .ceil()
+        .max(0.0);
+    Ok(f64::from(conspicuous.rtt_index) + linear_rtts)
+}
+
+/// Right-hand side of eq. 11: (k - 1)(k^2 - k + 2) > 2 mu d with the last
+/// packet's RTT (eq. 8), 4 mu d with the round average (eq. 13).
+fn gallop_cubic_bound(bdp_pkts: f64, rtt: SlowStartRtt) -> f64 {
+    2.0 * rtt.queue_divisor() * bdp_pkts
+}
+
+/// Real root k of (k - 1)(k^2 - k + 2) = c mu d (eq. 11; c = 2, or 4 with
+/// the round-average RTT), by Cardano's formula (eq. 12 / 13).
+///
+/// With k = t + 2/3 the cubic k^3 - 2k^2 + 3k - 2 - c mu d = 0 becomes
+/// t^3 + (5/3) t - (16/27 + c mu d) = 0, so
+/// t = cbrt(u + s) + cbrt(u - s), u = 8/27 + c mu d / 2,
+/// s = sqrt(u^2 + 125/729). Eq. 12 / 13 print u without the 8/27
+/// (interpretation 5).
+pub fn gallop_conspicuous_rtt_bound(bdp_pkts: f64, rtt: SlowStartRtt) -> Result<f64, ParamError> {
+    let bdp_pkts = check_positive("bdp_pkts", bdp_pkts)?;
+    let u = 8.0 / 27.0 + gallop_cubic_bound(bdp_pkts, rtt) / 2.0;
+    let s = (u * u + 125.0 / 729.0).sqrt();
+    // u - s = -(125/729) / (u + s), written so to avoid cancellation.
+    let t = (u + s).cbrt() + (-(125.0 / 729.0) / (u + s)).cbrt();
+    Ok(t + 2.0 / 3.0)
+}
+
+/// Gallop-Vegas's conspicuous window: the smallest integer k with
+/// (k - 1)(k^2 - k + 2) > c mu d (eq. 11 / 13) and W_k from eq. 7.
+pub fn gallop_conspicuous_window(
+    bdp_pkts: f64,
+    rtt: SlowStartRtt,
+) -> Result<ConspicuousWindow, ParamError> {
+    let bound = gallop_conspicuous_rtt_bound(bdp_pkts, rtt)?;
+    if bound >= 1e6 {
+        return Err(ParamError::new(
+            "bdp_pkts",
+            bdp_pkts,
+            "a BDP whose conspicuous RTT is below 10^6",
+        ));
+    }
+    let rhs = gallop_cubic_bound(bdp_pkts, rtt);
+    let holds = |k: u32| {
+        let k = f64::from(k);
+        (k - 1.0) * (k * k - k + 2.0) > rhs
+    };
+    // Start at ceil(root) and correct any floating-point slip.
+    let mut k = bound.ceil().max(1.0) as u32;
+    while k > 1 && holds(k - 1) {
+        k -= 1;
+    }
+    while !holds(k) {
+        k += 1;
+    }
+    Ok(ConspicuousWindow {
+        rtt_index: k,
+        window_pkts: gallop_rtt_window_pkts(k),
+    })
+}
+
+/// Window (packets) at which Gallop-Vegas leaves slow start, eq. 16:
+/// W >= mu d + beta (Delta >= beta with D = d + beta/mu, eq. 14-15).
+pub fn gallop_exit_window_pkts(bdp_pkts: f64, beta_pkts: f64) -> Result<f64, ParamError> {
+    let bdp_pkts = check_positive("bdp_pkts", bdp_pkts)?;
+    let beta_pkts = check_positive("beta_pkts", beta_pkts)?;
+    Ok(bdp_pkts + beta_pkts)
+}
+
+/// sum_{n=1}^{ceil(lg k)} 1 / 2^(n-1) = 2 - 2^(1 - ceil(lg k)) (eq. 17-18);
+/// 0 for k = 1.
+fn halving_sum(conspicuous_rtt: u32) -> f64 {
+    // ceil(lg k) for k >= 1: the bit length of k - 1.
+    let terms = u32::BITS - (conspicuous_rtt - 1).leading_zeros();
+    if terms == 0 {
+        0.0
+    } else {
+        2.0 - (1.0 - f64::from(terms)).exp2()
+    }
+}
+
+fn check_conspicuous_rtt(conspicuous_rtt: u32) -> Result<u32, ParamError> {
+    if conspicuous_rtt == 0 {
+        Err(ParamError::new(
+            "conspicuous_rtt",
+            conspicuous_rtt,
+            "an RTT index >= 1",
+        ))
+    } else {
+        Ok(conspicuous_rtt)
+    }
+}
+
+/// RTTs Gallop-Vegas spends halving its increment from k/2 down to 1,
+/// eq. 17: k sum_{n=1}^{ceil(lg k)} 1 / 2^(n-1).
+pub fn gallop_halving_rtts(conspicuous_rtt: u32) -> Result<f64, ParamError> {
+    let k = check_conspicuous_rtt(conspicuous_rtt)?;
+    Ok(f64::from(k) * halving_sum(k))
+}
+
+/// Window growth (packets) over the same period, eq. 18:
+/// (3/4) k^2 sum_{n=1}^{ceil(lg k)} 1 / 2^(n-1).
+pub fn gallop_halving_growth_pkts(conspicuous_rtt: u32) -> Result<f64, ParamError> {
+    let k = check_conspicuous_rtt(conspicuous_rtt)?;
+    let k_pkts = f64::from(k);
+    Ok(0.75 * k_pkts * k_pkts * halving_sum(k))
+}
+
+/// RTT at which Gallop-Vegas reaches the available bandwidth, eq. 19:
+/// ceil(k + k S + ceil(W - (W_k + (3/4) k^2 S))), S the sum of eq. 17-18,
+/// W the exit window of eq. 16 (the inner term taken as >= 0,
+/// interpretation 7).
+pub fn gallop_rtts_to_bandwidth(
+    conspicuous_rtt: u32,
+    exit_window_pkts: f64,
+) -> Result<f64, ParamError> {
+    let halving_rtts = gallop_halving_rtts(conspicuous_rtt)?;
+    let growth_pkts = gallop_halving_growth_pkts(conspicuous_rtt)?;
+    let exit_window_pkts = check_positive("exit_window_pkts", exit_window_pkts)?;
+    let linear_rtts = (exit_window_pkts - (gallop_rtt_window_pkts(conspicuous_rtt) + growth_pkts))
+        .ceil()
+        .max(0.0);
+    Ok((f64::from(conspicuous_rtt) + halving_rtts + linear_rtts).ceil())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rounds to `decimals` decimal places.
+    fn round_to(value: f64, decimals: i32) -> f64 {
+        let scale = 10f64.powi(decimals);
+        (value * scale).round() / scale
+    }
+
+    /// Table I network: mu_1 = 5,000 and mu_2 = 50,000 pkt/s, tau = 40 ms,
+    /// 1 KB packets and 40-byte ACKs.
+    fn table_1_base_rtt_secs() -> f64 {
+        base_rtt_secs(0.040, &[5000.0, 50000.0], 0.04).unwrap()
+    }
+
+    /// Section V-D network: mu_1 = 10,000 and mu_2 = 50,000 pkt/s,
+    /// tau = 20 ms.
+    fn section_v_d_base_rtt_secs() -> f64 {
+        base_rtt_secs(0.020, &[10000.0, 50000.0], 0.04).unwrap()
+    }
+
+    #[test]
+    fn table_1_base_rtt_and_bdp() {
+        let d = table_1_base_rtt_secs();
+        assert!((d * 1e3 - 40.2288).abs() < 1e-9, "{d}");
+        assert_eq!(round_to(5000.0 * d, 1), 201.1);
+    }
+
+    #[test]
+    fn table_1_critical_windows() {
+        // Eq. 9 with mu_1 d = 201.144. Four of the five printed values are
+        // the rounded results; for gamma = 2 eq. 9 gives 41.1267, printed
+        // 41.12 (truncated). No single mu_1 d makes all five round to the
+        // printed values (gamma = 2 needs mu_1 d < 201.1270, gamma = 8
+        // needs >= 201.1283), so gamma = 2 is checked to within 0.01.
+        let d = table_1_base_rtt_secs();
+        for (gamma, printed) in [(1.0, 28.87), (5.0, 65.98), (8.0, 84.33), (12.0, 104.44)] {
+            let window =
+                critical_window_pkts(gamma, 5000.0, d, SlowStartRtt::RoundAverage).unwrap();
+            assert_eq!(round_to(window, 2), printed, "gamma = {gamma}");
+        }
+        let window = critical_window_pkts(2.0, 5000.0, d, SlowStartRtt::RoundAverage).unwrap();
+        assert_eq!((window * 100.0).floor() / 100.0, 41.12);
+        assert_eq!(round_to(window, 4), 41.1267);
+    }
+
+    #[test]
+    fn table_1_ns_exit_windows() {
+        let d = table_1_base_rtt_secs();
+        for (gamma, previous, last) in [
+            (1.0, 24.0, 48.0),
+            (2.0, 24.0, 48.0),
+            (5.0, 48.0, 96.0),
+            (8.0, 48.0, 96.0),
+            (12.0, 96.0, 192.0),
+        ] {
+            let window =
+                critical_window_pkts(gamma, 5000.0, d, SlowStartRtt::RoundAverage).unwrap();
+            let exit = slow_start_exit(window, VegasSlowStart::Ns2).unwrap();
+            assert_eq!(exit.previous_window_pkts, Some(previous), "gamma = {gamma}");
+            assert_eq!(exit.window_pkts, last, "gamma = {gamma}");
+            assert_eq!(exit.round % 2, 0);
+        }
+    }
+
+    #[test]
+    fn ns2_slow_start_sequence_eq_16() {
+        let windows: Vec<f64> = (1..=10)
+            .map(|round| VegasSlowStart::Ns2.window_pkts(round).unwrap())
+            .collect();
+        assert_eq!(
+            windows,
+            [1.0, 1.0, 3.0, 3.0, 6.0, 6.0, 12.0, 12.0, 24.0, 24.0]
+        );
+        let doubling = VegasSlowStart::DoublingEveryOtherRound {
+            initial_window_pkts: 2.0,
+        };
+        let windows: Vec<f64> = (1..=6)
+            .map(|round| doubling.window_pkts(round).unwrap())
+            .collect();
+        assert_eq!(windows, [2.0, 2.0, 4.0, 4.0, 8.0, 8.0]);
+    }
+
+    #[test]
+    fn figure_1_convergence_time() {
+        // Section V-A: mu = 10,000 pkt/s, tau = 20 ms, T = 3.54 s,
+        // C_time ~= 176.
+        let d = base_rtt_secs(0.020, &[10000.0], 0.04).unwrap();
+        let c_time = convergence_time_base_rtts(3.54, d).unwrap();
+        assert_eq!(c_time.round(), 176.0);
+    }
+
+    #[test]
+    fn convergence_time_counts_rounds_without_queueing() {
+        // Eq. 3-5: p_i = 0 gives T = k d and C_time = k.
+        let d = table_1_base_rtt_secs();
+        let period = transient_period_secs(d, &[0.0; 12]).unwrap();
+        assert!((convergence_time_base_rtts(period, d).unwrap() - 12.0).abs() < 1e-12);
+        let queued = transient_period_secs(d, &[0.0, 0.0, 0.010]).unwrap();
+        assert!((queued - (3.0 * d + 0.010)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn eq_8_last_packet_critical_window() {
+        // Eq. 8 with gamma = 1 and mu d = 625 (seed 002 example 1, eq. 4).
+        let window = critical_window_pkts(1.0, 6250.0, 0.1, SlowStartRtt::LastPacket).unwrap();
+        assert!((window - (1.0 + 5001f64.sqrt()) / 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ideal_gamma_inverts_critical_window() {
+        let d = table_1_base_rtt_secs();
+        for gamma in [1.0, 2.0, 5.0, 8.0, 12.0, 0.5] {
+            let window =
+                critical_window_pkts(gamma, 5000.0, d, SlowStartRtt::RoundAverage).unwrap();
+            let back = ideal_gamma_pkts(window, 5000.0, d).unwrap();
+            assert!((back - gamma).abs() < 1e-12, "{gamma} -> {back}");
+        }
+    }
+
+    #[test]
+    fn section_v_d_target_windows() {
+        // Two and four connections sharing mu_1 = 10,000 pkt/s, alpha = 1.
+        let d = section_v_d_base_rtt_secs();
+        assert_eq!(
+            round_to(target_window_pkts(5000.0, d, 1.0).unwrap(), 1),
+            101.6
+        );
+        assert_eq!(
+            round_to(target_window_pkts(2500.0, d, 1.0).unwrap(), 1),
+            51.3
+        );
+    }
+
+    #[test]
+    fn section_v_d_gamma_1_example() {
+        // gamma_1 = 5 for W^ = 101.6 (stop at 96) and gamma_1 = 1 for
+        // W^ = 51.3 (stop at 48), with mu_1 in the denominator
+        // (interpretation 2). Approach 2 agrees: both targets lie in the
+        // lower half of their interval.
+        let d = section_v_d_base_rtt_secs();
+        for approach in [GammaApproach::Basic, GammaApproach::Enhanced] {
+            for (rate, gamma, stop) in [(5000.0, 5.0, 96.0), (2500.0, 1.0, 48.0)] {
+                let target = target_window_pkts(rate, d, 1.0).unwrap();
+                let choice =
+                    select_gamma(approach, target, 10000.0, d, VegasSlowStart::Ns2).unwrap();
+                assert_eq!(choice.gamma_pkts, gamma, "{approach:?} {target}");
+                assert_eq!(choice.stop_window_pkts, stop, "{approach:?} {target}");
+                // Fed back through eq. 9 and 13, the gamma stops slow start
+                // at the intended window.
+                let window =
+                    critical_window_pkts(gamma, 10000.0, d, SlowStartRtt::RoundAverage).unwrap();
+                let exit = slow_start_exit(window, VegasSlowStart::Ns2).unwrap();
+                assert_eq!(exit.window_pkts, stop);
+            }
+        }
+    }
+
+    #[test]
+    fn eq_14_as_printed_with_available_rate() {
+        // Not a number the paper prints: eq. 12 + 14 with lambda in the
+        // denominator gives 10 and 5 for the section V-D example, where the
+        // paper reports 5 and 1 (interpretation 2).
+        let d = section_v_d_base_rtt_secs();
+        for (rate, gamma) in [(5000.0, 10.0), (2500.0, 5.0)] {
+            let choice = select_gamma_for_available_rate(
+                GammaApproach::Basic,
+                rate,
+                d,
+                1.0,
+                VegasSlowStart::Ns2,
+            )
+            .unwrap();
+            assert_eq!(choice.gamma_pkts, gamma);
+        }
+    }
+
+    #[test]
+    fn eq_15_upper_half_stops_one_doubling_later() {
+        // Eq. 15 on the section V-D network: W^ = 130 lies in
+        // [7/8 * 144, 7/8 * 192) = [126, 168), so Approach 2 stops at 192
+        // with Wbar = 144 while Approach 1 stops at 96 with Wbar = 72.
+        let d = section_v_d_base_rtt_secs();
+        let basic =
+            select_gamma(GammaApproach::Basic, 130.0, 10000.0, d, VegasSlowStart::Ns2).unwrap();
+        assert_eq!(basic.stop_window_pkts, 96.0);
+        assert_eq!(basic.averaged_window_pkts, Some(72.0));
+        let enhanced = select_gamma(
+            GammaApproach::Enhanced,
+            130.0,
+            10000.0,
+            d,
+            VegasSlowStart::Ns2,
+        )
+        .unwrap();
+        assert_eq!(enhanced.stop_window_pkts, 192.0);
+        assert_eq!(enhanced.averaged_window_pkts, Some(144.0));
+        let expected = (144.0f64 * 144.0 / (4.0 * 10000.0 * d + 144.0)).floor();
+        assert_eq!(enhanced.gamma_pkts, expected);
+        // Just below the split, Approach 2 keeps W_i.
+        let lower = select_gamma(
+            GammaApproach::Enhanced,
+            125.9,
+            10000.0,
+            d,
+            VegasSlowStart::Ns2,
+        )
+        .unwrap();
+        assert_eq!(lower.stop_window_pkts, 96.0);
+    }
+
+    #[test]
+    fn gamma_lower_bound_for_tiny_targets() {
+        let d = section_v_d_base_rtt_secs();
+        let choice =
+            select_gamma(GammaApproach::Basic, 0.5, 10000.0, d, VegasSlowStart::Ns2).unwrap();
+        assert_eq!(choice.gamma_pkts, 1.0);
+        assert_eq!(choice.stop_round, 2);
+        assert_eq!(choice.averaged_window_pkts, None);
+    }
+
+    #[test]
+    fn seed_002_table_2_vegas_windows() {
+        let windows = [2.0, 2.0, 4.0, 4.0, 8.0, 8.0, 16.0, 16.0, 32.0, 32.0, 64.0];
+        let increases = [0.0, 2.0, 0.0, 4.0, 0.0, 8.0, 0.0, 16.0, 0.0, 32.0, 0.0];
+        for i in 0..=10u32 {
+            assert_eq!(vegas_rtt_window_pkts(i), windows[i as usize], "W_{i}");
+            assert_eq!(vegas_rtt_increase_pkts(i), increases[i as usize], "z_{i}");
+        }
+    }
+
+    #[test]
+    fn seed_002_table_3_gallop_windows() {
+        let windows = [2.0, 2.0, 3.0, 5.0, 8.0, 12.0, 17.0, 23.0, 30.0, 38.0, 47.0];
+        for i in 0..=10u32 {
+            assert_eq!(gallop_rtt_window_pkts(i), windows[i as usize], "W_{i}");
+            assert_eq!(gallop_rtt_increase_pkts(i), f64::from(i), "z_{i}");
+            assert_eq!(
+                gallop_rtt_window_pkts(i) + gallop_rtt_increase_pkts(i),
+                gallop_rtt_window_pkts(i + 1)
+            );
+        }
+    }
+
+    #[test]
+    fn seed_002_example_1_vegas() {
+        // mu = 6250 pkt/s, d = 0.1 s: W_l >= 50.502 (eq. 5), W_l = 64 at the
+        // 10th RTT, available bandwidth at the 579th RTT (eq. 6).
+        let bound = critical_window_pkts(1.0, 6250.0, 0.1, SlowStartRtt::RoundAverage).unwrap();
+        assert_eq!(round_to(bound, 3), 50.502);
+        let conspicuous = vegas_conspicuous_window(625.0, SlowStartRtt::RoundAverage).unwrap();
+        assert_eq!(
+            conspicuous,
+            ConspicuousWindow {
+                rtt_index: 10,
+                window_pkts: 64.0
+            }
+        );
+        assert_eq!(
+            vegas_rtts_to_bandwidth(625.0, SlowStartRtt::RoundAverage),
+            Ok(579.0)
+        );
+    }
+
+    #[test]
+    fn seed_002_example_2_vegas() {
+        // mu = 3125 pkt/s, d = 0.05 s: W_l = 32 at the 8th RTT, 136 RTTs,
+        // with the 156-packet available window the example prints
+        // (interpretation 4); mu d = 156.25 gives 137.
+        let conspicuous = vegas_conspicuous_window(156.0, SlowStartRtt::RoundAverage).unwrap();
+        assert_eq!(
+            conspicuous,
+            ConspicuousWindow {
+                rtt_index: 8,
+                window_pkts: 32.0
+            }
+        );
+        assert_eq!(
+            vegas_rtts_to_bandwidth(156.0, SlowStartRtt::RoundAverage),
+            Ok(136.0)
+        );
+        assert_eq!(
+            vegas_rtts_to_bandwidth(3125.0 * 0.05, SlowStartRtt::RoundAverage),
+            Ok(137.0)
+        );
+    }
+
+    #[test]
+    fn seed_002_gallop_windows_at_printed_conspicuous_rtts() {
+        // Example 1: W_17 = 138; example 2: W_9 = 38 (eq. 7).
+        assert_eq!(gallop_rtt_window_pkts(17), 138.0);
+        assert_eq!(gallop_rtt_window_pkts(9), 38.0);
+        // Eq. 16: 625 + beta = 628, the example's upper available window.
+        assert_eq!(gallop_exit_window_pkts(625.0, 3.0), Ok(628.0));
+    }
+
+    #[test]
+    fn seed_002_gallop_conspicuous_rtt_not_as_printed() {
+        // Interpretation 5. The paper prints k >= ceil(16.242) = 17 for
+        // mu d = 625 and k = 9 for mu d = 156.25; eq. 13's cubic gives
+        // 14.199 -> 15 and 9.154 -> 10. These pin this module's values.
+        let rtt = SlowStartRtt::RoundAverage;
+        let bound = gallop_conspicuous_rtt_bound(625.0, rtt).unwrap();
+        assert_eq!(round_to(bound, 3), 14.199);
+        assert_eq!(
+            gallop_conspicuous_window(625.0, rtt),
+            Ok(ConspicuousWindow {
+                rtt_index: 15,
+                window_pkts: 107.0
+            })
+        );
+        let bound = gallop_conspicuous_rtt_bound(156.25, rtt).unwrap();
+        assert_eq!(round_to(bound, 3), 9.154);
+        assert_eq!(
+            gallop_conspicuous_window(156.25, rtt).unwrap().rtt_index,
+            10
+        );
+    }
+
+    #[test]
+    fn gallop_cardano_root_solves_the_cubic() {
+        for rtt in [SlowStartRtt::LastPacket, SlowStartRtt::RoundAverage] {
+            for bdp in [0.5, 1.0, 10.0, 156.25, 625.0, 1e4, 1e7] {
+                let k = gallop_conspicuous_rtt_bound(bdp, rtt).unwrap();
+                let rhs = 2.0 * rtt.queue_divisor() * bdp;
+                let lhs = (k - 1.0) * (k * k - k + 2.0);
+                assert!((lhs - rhs).abs() <= 1e-9 * rhs.max(1.0), "{bdp}");
+                let integer = gallop_conspicuous_window(bdp, rtt).unwrap().rtt_index;
+                let integer = f64::from(integer);
+                assert!((integer - 1.0) * (integer * integer - integer + 2.0) > rhs);
+                assert!((integer - 2.0) * ((integer - 1.0).powi(2) - integer + 3.0) <= rhs);
+            }
+        }
+    }
+
+    #[test]
+    fn seed_002_eq_17_18_halving_sums() {
+        // k = 17: ceil(lg 17) = 5 terms, 1 + 1/2 + 1/4 + 1/8 + 1/16.
+        assert_eq!(gallop_halving_rtts(17), Ok(17.0 * 1.9375));
+        assert_eq!(gallop_halving_growth_pkts(17), Ok(0.75 * 289.0 * 1.9375));
+        // k = 16: ceil(lg 16) = 4 terms; k = 1: none.
+        assert_eq!(gallop_halving_rtts(16), Ok(16.0 * 1.875));
+        assert_eq!(gallop_halving_rtts(1), Ok(0.0));
+        assert_eq!(gallop_halving_rtts(0).unwrap_err().field, "conspicuous_rtt");
+    }
+
+    #[test]
+    fn seed_002_eq_19_not_as_printed() {
+        // Interpretation 5: with the printed k, eq. 19 gives 121 RTTs for
+        // example 1 (paper: 108) and 34 for example 2 (paper: 26). Pinned.
+        assert_eq!(gallop_rtts_to_bandwidth(17, 628.0), Ok(121.0));
+        assert_eq!(gallop_rtts_to_bandwidth(9, 159.25), Ok(34.0));
+    }
+
+    #[test]
+    fn invalid_inputs_name_the_field() {
+        let rtt = SlowStartRtt::RoundAverage;
+        let field = |e: ParamError| e.field;
+        assert_eq!(
+            field(critical_window_pkts(0.0, 1.0, 1.0, rtt).unwrap_err()),
+            "gamma_pkts"
+        );
+        assert_eq!(
+            field(critical_window_pkts(1.0, f64::NAN, 1.0, rtt).unwrap_err()),
+            "bottleneck_rate_pkts_per_sec"
+        );
+        assert_eq!(
+            field(critical_window_pkts(1.0, 1.0, -1.0, rtt).unwrap_err()),
+            "base_rtt_secs"
+        );
+        assert_eq!(
+            field(target_window_pkts(1.0, 1.0, -1.0).unwrap_err()),
+            "alpha_pkts"
+        );
+        assert_eq!(
+            field(target_window_pkts(f64::INFINITY, 1.0, 1.0).unwrap_err()),
+            "available_rate_pkts_per_sec"
+        );
+        let bad_schedule = VegasSlowStart::DoublingEveryOtherRound {
+            initial_window_pkts: 0.0,
+        };
+        assert_eq!(
+            field(slow_start_exit(10.0, bad_schedule).unwrap_err()),
+            "initial_window_pkts"
+        );
+        assert_eq!(
+            field(VegasSlowStart::Ns2.window_pkts(0).unwrap_err()),
+            "round"
+        );
+        assert_eq!(
+            field(
+                select_gamma(GammaApproach::Basic, 0.0, 1.0, 1.0, VegasSlowStart::Ns2).unwrap_err()
+            ),
+            "target_window_pkts"
+        );
+        assert_eq!(
+            field(base_rtt_secs(0.02, &[], 0.04).unwrap_err()),
+            "link_rates_pkts_per_sec"
+        );
+        assert_eq!(
+            field(base_rtt_secs(0.02, &[0.0], 0.04).unwrap_err()),
+            "link_rates_pkts_per_sec"
+        );
+        assert_eq!(
+            field(transient_period_secs(0.02, &[-1.0]).unwrap_err()),
+            "queueing_delays_secs"
+        );
+        assert_eq!(
+            field(vegas_conspicuous_window(0.0, rtt).unwrap_err()),
+            "bdp_pkts"
+        );
+        assert_eq!(
+            field(gallop_conspicuous_window(1e30, rtt).unwrap_err()),
+            "bdp_pkts"
+        );
+        assert_eq!(
+            field(gallop_rtts_to_bandwidth(3, f64::NAN).unwrap_err()),
+            "exit_window_pkts"
+        );
+    }
+}
