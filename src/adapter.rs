@@ -1,0 +1,297 @@
+//! The quiche adapter: any `vegas-cc` controller behind the patched quiche's
+//! public `quiche::congestion::CongestionController` trait.
+//!
+//! Data flows one way: quiche's per-ACK event is translated into a
+//! `vegas_cc::AckEvent` (borrowing reusable buffers, so steady state does not
+//! allocate), the controller decides, and quiche reads the window and the
+//! pacing rate back. The controller's decision records are kept in a bounded
+//! queue and become qlog events when quiche drains them.
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::Duration;
+use std::time::Instant;
+
+use quiche::congestion::CongestionController;
+use quiche::congestion::CongestionControllerFactory;
+use quiche::congestion::CongestionEvent;
+use quiche::congestion::ControllerInit;
+use vegas_cc::AckEvent;
+use vegas_cc::AckedPacket;
+use vegas_cc::Controller;
+use vegas_cc::ControllerEvent;
+use vegas_cc::EventQueue;
+use vegas_cc::LostPacket;
+use vegas_cc::Phase;
+use vegas_cc::RttSample;
+use vegas_cc::SentPacket;
+
+use crate::algorithm::Algorithm;
+use crate::algorithm::CcSpec;
+use crate::params;
+use crate::Error;
+
+pub(crate) use params::NEWRENO_PARAMS;
+pub(crate) use params::VEGAS_PARAMS;
+
+/// What a controller saw, recorded when a [`Trace`] is attached: for tests
+/// and the simulator's metrics. Recording allocates; it is off by default.
+#[derive(Debug, Default, Clone)]
+pub struct TraceData {
+    /// Packets handed to the controller as sent (in flight).
+    pub sent_packets: u64,
+    /// ACK frames (and loss timeouts) handed to the controller.
+    pub congestion_events: u64,
+    pub acked_packets: u64,
+    pub acked_bytes: u64,
+    pub lost_packets: u64,
+    pub lost_bytes: u64,
+    /// Packets discarded with their packet number space (never acked/lost).
+    pub neutered_packets: u64,
+    pub pto_events: u64,
+    /// The window after every event.
+    pub cwnd: Vec<CwndSample>,
+    /// Every decision record the controller made.
+    pub events: Vec<ControllerEvent>,
+}
+
+/// One point of the window trace.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CwndSample {
+    pub time: Instant,
+    pub cwnd_bytes: usize,
+    pub ssthresh_bytes: Option<usize>,
+    pub bytes_in_flight: usize,
+    pub phase: Phase,
+}
+
+/// A shared trace; one per connection (path).
+pub type Trace = Arc<Mutex<TraceData>>;
+
+/// Builds the `vegas-cc` controller of `spec` for a path.
+pub fn build_controller(
+    spec: &CcSpec,
+    initial_cwnd_pkts: usize,
+    max_datagram_size: usize,
+) -> Result<Box<dyn Controller>, Error> {
+    match spec.algorithm {
+        Algorithm::Vegas => Ok(Box::new(params::vegas(
+            &spec.params,
+            initial_cwnd_pkts,
+            max_datagram_size,
+        )?)),
+        Algorithm::NewReno => Ok(Box::new(params::newreno(
+            &spec.params,
+            initial_cwnd_pkts,
+            max_datagram_size,
+        )?)),
+        other => Err(Error::Param {
+            field: "algorithm".into(),
+            value: other.name().into(),
+            allowed: "a vegas-cc algorithm (quiche's own are configured \
+                      with Config::set_cc_algorithm)"
+                .into(),
+        }),
+    }
+}
+
+/// Makes one adapter per path for quiche.
+pub struct VegasCcFactory {
+    spec: CcSpec,
+    trace: Option<Trace>,
+}
+
+impl VegasCcFactory {
+    /// `spec` must have been validated by [`CcSpec::new`].
+    pub fn new(spec: CcSpec, trace: Option<Trace>) -> Self {
+        VegasCcFactory { spec, trace }
+    }
+}
+
+impl CongestionControllerFactory for VegasCcFactory {
+    fn new_controller(&self, init: &ControllerInit) -> Box<dyn CongestionController> {
+        let controller = build_controller(
+            &self.spec,
+            init.initial_congestion_window_packets,
+            init.max_datagram_size,
+        )
+        .expect("CcSpec::new validated the parameters");
+        Box::new(Adapter::new(controller, self.trace.clone()))
+    }
+}
+
+/// A `vegas-cc` controller as quiche sees it.
+#[derive(Debug)]
+pub struct Adapter {
+    controller: Box<dyn Controller>,
+    /// Reused per ACK: quiche's acked/lost packets in vegas-cc's types.
+    acked: Vec<AckedPacket>,
+    lost: Vec<LostPacket>,
+    /// Decision records waiting for qlog.
+    qlog_queue: EventQueue,
+    trace: Option<Trace>,
+}
+
+/// Decision records kept for qlog between two drains.
+const QLOG_QUEUE_CAPACITY: usize = 1024;
+
+impl Adapter {
+    pub fn new(controller: Box<dyn Controller>, trace: Option<Trace>) -> Self {
+        Adapter {
+            controller,
+            acked: Vec::with_capacity(64),
+            lost: Vec::with_capacity(16),
+            qlog_queue: EventQueue::with_capacity(QLOG_QUEUE_CAPACITY),
+            trace,
+        }
+    }
+
+    /// The wrapped controller.
+    pub fn controller(&self) -> &dyn Controller {
+        self.controller.as_ref()
+    }
+
+    /// Moves the controller's new decision records to the qlog queue (and
+    /// the trace).
+    fn collect_events(&mut self, now: Instant, bytes_in_flight: usize) {
+        while let Some(ev) = self.controller.poll_event() {
+            self.qlog_queue.push(ev);
+            if let Some(trace) = &self.trace {
+                trace.lock().unwrap().events.push(ev);
+            }
+        }
+        if let Some(trace) = &self.trace {
+            trace.lock().unwrap().cwnd.push(CwndSample {
+                time: now,
+                cwnd_bytes: self.controller.cwnd_bytes(),
+                ssthresh_bytes: self.controller.ssthresh_bytes(),
+                bytes_in_flight,
+                phase: self.controller.phase(),
+            });
+        }
+    }
+
+    fn with_trace(&self, f: impl FnOnce(&mut TraceData)) {
+        if let Some(trace) = &self.trace {
+            f(&mut trace.lock().unwrap());
+        }
+    }
+}
+
+impl CongestionController for Adapter {
+    fn on_packet_sent(
+        &mut self,
+        sent_time: Instant,
+        bytes_in_flight: usize,
+        pkt_num: u64,
+        bytes: usize,
+        _is_retransmissible: bool,
+    ) {
+        // quiche hands the controller only packets that count in flight.
+        let packet = SentPacket {
+            pkt_num,
+            time_sent: sent_time,
+            size_bytes: bytes,
+            bytes_in_flight_before: bytes_in_flight,
+            in_flight: true,
+        };
+        self.controller.on_packet_sent(sent_time, &packet);
+        self.with_trace(|t| t.sent_packets += 1);
+    }
+
+    fn on_congestion_event(&mut self, event: &CongestionEvent) {
+        self.acked.clear();
+        self.acked.extend(event.acked.iter().map(|a| AckedPacket {
+            pkt_num: a.pkt_num,
+            time_sent: a.time_sent,
+            size_bytes: a.size,
+        }));
+        self.lost.clear();
+        self.lost.extend(event.lost.iter().map(|l| LostPacket {
+            pkt_num: l.packet_number,
+            time_sent: l.time_sent,
+            size_bytes: l.bytes_lost,
+        }));
+        let ack_event = AckEvent {
+            now: event.now,
+            acked: &self.acked,
+            lost: &self.lost,
+            rtt_sample: event.rtt_updated.then_some(RttSample {
+                latest_rtt: event.latest_rtt,
+                ack_delay: event.ack_delay,
+            }),
+            min_rtt: event.min_rtt,
+            smoothed_rtt: event.smoothed_rtt,
+            max_ack_delay: event.max_ack_delay,
+            prior_bytes_in_flight: event.prior_bytes_in_flight,
+            bytes_in_flight: event.bytes_in_flight,
+            persistent_congestion: event.persistent_congestion,
+        };
+        self.controller.on_ack_event(&ack_event);
+        if self.trace.is_some() {
+            let acked_bytes: usize = self.acked.iter().map(|a| a.size_bytes).sum();
+            let lost_bytes: usize = self.lost.iter().map(|l| l.size_bytes).sum();
+            let (acked, lost) = (self.acked.len(), self.lost.len());
+            self.with_trace(|t| {
+                t.congestion_events += 1;
+                t.acked_packets += acked as u64;
+                t.acked_bytes += acked_bytes as u64;
+                t.lost_packets += lost as u64;
+                t.lost_bytes += lost_bytes as u64;
+            });
+        }
+        self.collect_events(event.now, event.bytes_in_flight);
+    }
+
+    fn on_retransmission_timeout(&mut self, _packets_retransmitted: bool) {
+        // quiche's trait carries no time here: read the (hookable) clock.
+        let now = quiche::clock::now();
+        self.controller.on_pto(now);
+        self.with_trace(|t| t.pto_events += 1);
+        self.collect_events(now, 0);
+    }
+
+    fn on_app_limited(&mut self, bytes_in_flight: usize) {
+        self.controller
+            .on_app_limited(quiche::clock::now(), bytes_in_flight);
+    }
+
+    fn on_packet_neutered(&mut self, _pkt_num: u64) {
+        self.with_trace(|t| t.neutered_packets += 1);
+    }
+
+    fn on_connection_migration(&mut self) {
+        self.controller.on_path_change(quiche::clock::now());
+    }
+
+    fn update_max_datagram_size(&mut self, max_datagram_size: usize) {
+        self.controller.set_max_datagram_size(max_datagram_size);
+    }
+
+    fn congestion_window(&self) -> usize {
+        self.controller.cwnd_bytes()
+    }
+
+    fn pacing_rate(&self, _bytes_in_flight: usize, smoothed_rtt: Duration) -> Option<u64> {
+        self.controller.pacing_rate_bytes_per_sec(smoothed_rtt)
+    }
+
+    fn in_recovery(&self) -> bool {
+        self.controller.in_recovery()
+    }
+
+    fn ssthresh(&self) -> Option<u64> {
+        self.controller.ssthresh_bytes().map(|b| b as u64)
+    }
+
+    fn state_str(&self) -> &'static str {
+        self.controller.phase().as_str()
+    }
+
+    fn drain_qlog_events(&mut self, sink: &mut dyn FnMut(Instant, qlog::events::JsonEvent)) {
+        while let Some(ev) = self.qlog_queue.pop() {
+            let (time, json) = crate::qlog::to_json_event(&ev);
+            sink(time, json);
+        }
+    }
+}

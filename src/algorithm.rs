@@ -1,0 +1,213 @@
+//! Algorithm names and parameters, and the one call that configures a
+//! `quiche::Config` for them.
+//!
+//! Names: the `vegas-cc` controllers (`vegas`, `newreno`) run through the
+//! patched quiche's public congestion trait; quiche's own `reno`, `cubic` and
+//! `bbr2` are selected with `Config::set_cc_algorithm()` and stay untouched.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use crate::adapter::VegasCcFactory;
+use crate::Error;
+use crate::Trace;
+
+/// A congestion-control algorithm quiche-vegas can put on a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Algorithm {
+    /// TCP Vegas (Brakmo & Peterson 1995), from `vegas-cc`.
+    Vegas,
+    /// NewReno (RFC 9002 section 7), from `vegas-cc`.
+    NewReno,
+    /// quiche's built-in Reno.
+    QuicheReno,
+    /// quiche's built-in CUBIC.
+    QuicheCubic,
+    /// quiche's built-in BBRv2 (gcongestion).
+    QuicheBbr2,
+}
+
+impl Algorithm {
+    /// Every algorithm, in the order names are listed in errors.
+    pub const ALL: [Algorithm; 5] = [
+        Algorithm::Vegas,
+        Algorithm::NewReno,
+        Algorithm::QuicheReno,
+        Algorithm::QuicheCubic,
+        Algorithm::QuicheBbr2,
+    ];
+
+    /// The name used on command lines and in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Vegas => "vegas",
+            Algorithm::NewReno => "newreno",
+            Algorithm::QuicheReno => "reno",
+            Algorithm::QuicheCubic => "cubic",
+            Algorithm::QuicheBbr2 => "bbr2",
+        }
+    }
+
+    /// The parameters the algorithm accepts (`--cc-param key=value`).
+    pub fn param_names(self) -> &'static [&'static str] {
+        match self {
+            Algorithm::Vegas => crate::adapter::VEGAS_PARAMS,
+            Algorithm::NewReno => crate::adapter::NEWRENO_PARAMS,
+            _ => &[],
+        }
+    }
+
+    /// Whether the controller comes from `vegas-cc` (else it is quiche's).
+    pub fn is_vegas_cc(self) -> bool {
+        matches!(self, Algorithm::Vegas | Algorithm::NewReno)
+    }
+
+    fn valid_names() -> String {
+        Algorithm::ALL
+            .iter()
+            .map(|a| a.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Algorithm {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Self, Error> {
+        Algorithm::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name() == name)
+            .ok_or_else(|| Error::UnknownAlgorithm {
+                name: name.to_string(),
+                valid: Algorithm::valid_names(),
+            })
+    }
+}
+
+/// Controller parameters by name, e.g. `alpha=2`, `beta=4`, `mode=paper`.
+pub type Params = BTreeMap<String, String>;
+
+/// Parses `key=value` into a parameter map entry.
+pub fn parse_param(text: &str) -> Result<(String, String), Error> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(Error::Param {
+            field: "cc-param".into(),
+            value: text.into(),
+            allowed: "key=value".into(),
+        }),
+    }
+}
+
+/// An algorithm with its parameters, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CcSpec {
+    pub algorithm: Algorithm,
+    pub params: Params,
+}
+
+impl CcSpec {
+    /// Validates `params` for `algorithm` (unknown keys and bad values are
+    /// errors naming the field).
+    pub fn new(algorithm: Algorithm, params: Params) -> Result<Self, Error> {
+        let spec = CcSpec { algorithm, params };
+        if algorithm.is_vegas_cc() {
+            // Building once validates every parameter.
+            crate::adapter::build_controller(&spec, 10, 1350)?;
+        } else if let Some(key) = spec.params.keys().next() {
+            return Err(Error::Param {
+                field: key.clone(),
+                value: spec.params[key].clone(),
+                allowed: format!("{} takes no parameters", algorithm),
+            });
+        }
+        Ok(spec)
+    }
+
+    /// An algorithm with its defaults.
+    pub fn plain(algorithm: Algorithm) -> Self {
+        CcSpec {
+            algorithm,
+            params: Params::new(),
+        }
+    }
+
+    /// Configures `config` to use this algorithm on every new connection.
+    pub fn configure(&self, config: &mut quiche::Config) {
+        self.configure_traced(config, None)
+    }
+
+    /// Like [`CcSpec::configure`]; every controller made also records what
+    /// it saw into `trace` (for tests and the simulator).
+    pub fn configure_traced(&self, config: &mut quiche::Config, trace: Option<Trace>) {
+        match self.algorithm {
+            Algorithm::QuicheReno => {
+                config.set_congestion_controller_factory(None);
+                config.set_cc_algorithm(quiche::CongestionControlAlgorithm::Reno)
+            }
+            Algorithm::QuicheCubic => {
+                config.set_congestion_controller_factory(None);
+                config.set_cc_algorithm(quiche::CongestionControlAlgorithm::CUBIC)
+            }
+            Algorithm::QuicheBbr2 => {
+                config.set_congestion_controller_factory(None);
+                config.set_cc_algorithm(quiche::CongestionControlAlgorithm::Bbr2Gcongestion)
+            }
+            Algorithm::Vegas | Algorithm::NewReno => {
+                config.set_congestion_controller_factory(Some(Arc::new(VegasCcFactory::new(
+                    self.clone(),
+                    trace,
+                ))));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for a in Algorithm::ALL {
+            assert_eq!(a.name().parse::<Algorithm>().unwrap(), a);
+        }
+    }
+
+    #[test]
+    fn unknown_name_lists_valid_ones() {
+        let err = "vegass".parse::<Algorithm>().unwrap_err().to_string();
+        assert!(err.contains("vegass"), "{err}");
+        for a in Algorithm::ALL {
+            assert!(err.contains(a.name()), "{err}");
+        }
+    }
+
+    #[test]
+    fn quiche_algorithms_take_no_params() {
+        let mut p = Params::new();
+        p.insert("alpha".into(), "1".into());
+        let err = CcSpec::new(Algorithm::QuicheCubic, p).unwrap_err();
+        assert!(err.to_string().contains("alpha"), "{err}");
+    }
+
+    #[test]
+    fn param_needs_key_and_value() {
+        assert!(parse_param("alpha").is_err());
+        assert!(parse_param("=3").is_err());
+        assert_eq!(
+            parse_param("beta = 4").unwrap(),
+            ("beta".to_string(), "4".to_string())
+        );
+    }
+}

@@ -1,0 +1,51 @@
+//! quiche-vegas: the TCP Vegas family of delay-based congestion controllers
+//! for cloudflare's quiche.
+//!
+//! The algorithms live in the stack-neutral crate [`vegas_cc`]; this crate
+//! plugs them into quiche (through a small patch that makes quiche's
+//! congestion-control trait public), writes their decisions to qlog, and,
+//! with the `sim` feature, runs real quiche connections over emulated
+//! bottleneck links in deterministic virtual time.
+//!
+//! ```no_run
+//! use quiche_vegas::{Algorithm, CcSpec};
+//! let mut config = quiche::Config::new(quiche::PROTOCOL_VERSION).unwrap();
+//! CcSpec::plain(Algorithm::Vegas).configure(&mut config);
+//! ```
+
+pub mod adapter;
+pub mod algorithm;
+mod params;
+pub mod qlog;
+#[cfg(feature = "sim")]
+pub mod sim;
+
+pub use adapter::Trace;
+pub use adapter::TraceData;
+pub use algorithm::Algorithm;
+pub use algorithm::CcSpec;
+pub use algorithm::Params;
+pub use vegas_cc;
+
+/// Errors of this crate: each says which field, which value, what is allowed.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum Error {
+    #[error("unknown congestion control algorithm `{name}`; valid: {valid}")]
+    UnknownAlgorithm { name: String, valid: String },
+    #[error("invalid value `{value}` for `{field}`: {allowed}")]
+    Param {
+        field: String,
+        value: String,
+        allowed: String,
+    },
+}
+
+impl From<vegas_cc::ParamError> for Error {
+    fn from(e: vegas_cc::ParamError) -> Self {
+        Error::Param {
+            field: e.field.to_string(),
+            value: e.value,
+            allowed: e.allowed,
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! The controllers' own qlog events, under the `vegas:` namespace.
+//!
+//! Each `vegas_cc::ControllerEvent` becomes one qlog event written into the
+//! connection's own qlog stream (through the patched quiche's
+//! `drain_qlog_events` hook). Field names carry their units.
+//!
+//! | event                    | when                                         |
+//! |--------------------------|----------------------------------------------|
+//! | `vegas:round_decision`   | once per Vegas round (BaseRTT, Expected, ...) |
+//! | `vegas:slow_start_exit`  | slow start ends, with its cause              |
+//! | `vegas:window_reduction` | a loss, PTO or persistent congestion cut     |
+//! | `vegas:params_changed`   | Vegas-A moved alpha/beta                     |
+//! | `vegas:gallop_update`    | Gallop-Vegas changed incr/maxincr/status     |
+
+use std::time::Instant;
+
+use qlog::events::EventImportance;
+use qlog::events::JsonEvent;
+use serde_json::json;
+use vegas_cc::ControllerEvent;
+
+/// Event names, in one place.
+pub const ROUND_DECISION: &str = "vegas:round_decision";
+pub const SLOW_START_EXIT: &str = "vegas:slow_start_exit";
+pub const WINDOW_REDUCTION: &str = "vegas:window_reduction";
+pub const PARAMS_CHANGED: &str = "vegas:params_changed";
+pub const GALLOP_UPDATE: &str = "vegas:gallop_update";
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The qlog event for a decision record, and the time it happened.
+pub fn to_json_event(event: &ControllerEvent) -> (Instant, JsonEvent) {
+    let (time, name, data) = match *event {
+        ControllerEvent::Round(r) => (
+            r.now,
+            ROUND_DECISION,
+            json!({
+                "base_rtt_ms": ms(r.base_rtt),
+                "round_rtt_ms": ms(r.round_rtt),
+                "expected_bytes_per_s": r.expected_bytes_per_sec,
+                "actual_bytes_per_s": r.actual_bytes_per_sec,
+                "diff_pkts": r.diff_pkts,
+                "alpha_pkts": r.alpha_pkts,
+                "beta_pkts": r.beta_pkts,
+                "gamma_pkts": r.gamma_pkts,
+                "cwnd_before_bytes": r.cwnd_before_bytes,
+                "cwnd_after_bytes": r.cwnd_after_bytes,
+                "action": r.action.as_str(),
+                "phase": r.phase.as_str(),
+                "samples": r.samples,
+                "bytes_acked": r.bytes_acked,
+            }),
+        ),
+        ControllerEvent::SlowStartExit {
+            now,
+            cause,
+            cwnd_bytes,
+        } => (
+            now,
+            SLOW_START_EXIT,
+            json!({ "cause": cause.as_str(), "cwnd_bytes": cwnd_bytes }),
+        ),
+        ControllerEvent::Reduction {
+            now,
+            cause,
+            cwnd_before_bytes,
+            cwnd_after_bytes,
+            ssthresh_bytes,
+        } => (
+            now,
+            WINDOW_REDUCTION,
+            json!({
+                "cause": cause.as_str(),
+                "cwnd_before_bytes": cwnd_before_bytes,
+                "cwnd_after_bytes": cwnd_after_bytes,
+                "ssthresh_bytes": ssthresh_bytes,
+            }),
+        ),
+        ControllerEvent::ParamsChanged {
+            now,
+            alpha_pkts,
+            beta_pkts,
+        } => (
+            now,
+            PARAMS_CHANGED,
+            json!({ "alpha_pkts": alpha_pkts, "beta_pkts": beta_pkts }),
+        ),
+        ControllerEvent::GallopUpdate {
+            now,
+            incr_pkts,
+            maxincr_pkts,
+            status,
+        } => (
+            now,
+            GALLOP_UPDATE,
+            json!({
+                "incr_pkts": incr_pkts,
+                "maxincr_pkts": maxincr_pkts,
+                "status": status,
+            }),
+        ),
+    };
+    (
+        time,
+        JsonEvent {
+            time: 0.0,
+            importance: EventImportance::Base,
+            name: name.to_string(),
+            data,
+        },
+    )
+}
