@@ -73,6 +73,8 @@ pub struct FlowResult {
     pub retransmitted_bytes: u64,
     pub lost_packets: u64,
     pub sent_packets: u64,
+    /// Bytes of in-flight packets quiche saw acknowledged.
+    pub acked_bytes: u64,
     /// What the server's controller saw (when `trace` was asked).
     pub trace: Option<TraceData>,
 }
@@ -358,6 +360,7 @@ impl Simulator {
                     retransmitted_bytes: stats.as_ref().map_or(0, |s| s.stream_retrans_bytes),
                     lost_packets: stats.as_ref().map_or(0, |s| s.lost as u64),
                     sent_packets: stats.as_ref().map_or(0, |s| s.sent as u64),
+                    acked_bytes: stats.as_ref().map_or(0, |s| s.acked_bytes),
                     trace: f.trace.as_ref().map(|t| t.lock().unwrap().clone()),
                 }
             })

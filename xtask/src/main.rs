@@ -330,6 +330,9 @@ fn demo(args: &[String]) -> Result<()> {
 
 fn test(args: &[String]) -> Result<()> {
     check_build_tools()?;
+    let mut fmt = cargo();
+    fmt.args(["fmt", "--all", "--check"]);
+    run(fmt).map_err(|e| format!("{e}: run `cargo fmt --all`"))?;
     // Release, like the demo: one build of BoringSSL and quiche serves both,
     // and the virtual-time integration tests run fast.
     let mut c = cargo();

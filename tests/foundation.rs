@@ -1,0 +1,172 @@
+//! Foundation: Vegas and NewReno from vegas-cc drive real quiche connections
+//! over the virtual-time bottleneck of the demo (the Vegas paper's Fig. 6).
+
+#![cfg(feature = "sim")]
+
+use quiche_vegas::sim::demo;
+use quiche_vegas::sim::net::run;
+use quiche_vegas::sim::SimResult;
+use quiche_vegas::vegas_cc::events::Action;
+use quiche_vegas::vegas_cc::ControllerEvent;
+use quiche_vegas::vegas_cc::Phase;
+use quiche_vegas::Algorithm;
+use quiche_vegas::CcSpec;
+
+fn run_demo(algorithm: Algorithm, seed: u64) -> SimResult {
+    run(&demo::spec(CcSpec::plain(algorithm), seed)).expect("simulation runs")
+}
+
+#[test]
+fn one_megabyte_arrives_intact_with_vegas_and_newreno() {
+    for algorithm in [Algorithm::Vegas, Algorithm::NewReno] {
+        let r = run_demo(algorithm, 1);
+        assert!(!r.timed_out, "{algorithm} hit the time limit");
+        let flow = &r.flows[0];
+        assert_eq!(flow.bytes_delivered, demo::TRANSFER_BYTES, "{algorithm}");
+        let goodput = flow.goodput_bytes_per_sec().unwrap();
+        // Cannot beat the bottleneck; must use most of it.
+        let link = demo::BOTTLENECK_RATE_BPS as f64 / 8.0;
+        assert!(
+            goodput < link && goodput > 0.7 * link,
+            "{algorithm}: {goodput}"
+        );
+    }
+}
+
+#[test]
+fn the_controller_sees_every_ack_quiche_processes() {
+    for algorithm in [Algorithm::Vegas, Algorithm::NewReno] {
+        let r = run_demo(algorithm, 1);
+        let flow = &r.flows[0];
+        let trace = flow.trace.as_ref().expect("demo traces the sender");
+        assert!(trace.congestion_events > 100, "{algorithm}");
+        // quiche's own accounting of acked and lost in-flight packets equals
+        // what reached the controller.
+        assert_eq!(trace.acked_bytes, flow.acked_bytes, "{algorithm}");
+        assert_eq!(trace.lost_packets, flow.lost_packets, "{algorithm}");
+        let settled = trace.acked_packets + trace.lost_packets + trace.neutered_packets;
+        assert!(settled <= trace.sent_packets, "{algorithm}");
+        // At the end only the last window can still be in flight.
+        assert!(trace.sent_packets - settled < 64, "{algorithm}: {trace:?}");
+    }
+}
+
+#[test]
+fn vegas_window_trace_obeys_vegas_rules() {
+    let r = run_demo(Algorithm::Vegas, 1);
+    let trace = r.flows[0].trace.as_ref().unwrap();
+    let mds = demo::MAX_DATAGRAM_SIZE;
+    let mut rounds = 0;
+    let mut exits = 0;
+    for ev in &trace.events {
+        let ControllerEvent::Round(d) = ev else {
+            continue;
+        };
+        rounds += 1;
+        let change = d.cwnd_after_bytes as i64 - d.cwnd_before_bytes as i64;
+        match d.action {
+            Action::Increase => {
+                assert!(d.diff_pkts < d.alpha_pkts, "{d:?}");
+                assert_eq!(change, mds as i64, "{d:?}");
+            }
+            Action::Hold => {
+                assert!(
+                    d.diff_pkts >= d.alpha_pkts && d.diff_pkts <= d.beta_pkts,
+                    "{d:?}"
+                );
+                assert_eq!(change, 0, "{d:?}");
+            }
+            Action::Decrease => {
+                assert!(d.diff_pkts > d.beta_pkts, "{d:?}");
+                assert!(
+                    change == -(mds as i64) || d.cwnd_after_bytes == 2 * mds,
+                    "{d:?}"
+                );
+            }
+            Action::SlowStartExit => {
+                exits += 1;
+                assert!(d.diff_pkts > d.gamma_pkts, "{d:?}");
+                let before = d.cwnd_before_bytes;
+                assert_eq!(d.cwnd_after_bytes, before - before / 8, "{d:?}");
+            }
+            Action::SlowStartHold | Action::SlowStartGrow => {
+                assert_eq!(d.phase, Phase::SlowStart, "{d:?}");
+            }
+        }
+        // Diff is (Expected - Actual) * BaseRTT in packets.
+        let diff = (d.expected_bytes_per_sec - d.actual_bytes_per_sec).max(0.0)
+            * d.base_rtt.as_secs_f64()
+            / mds as f64;
+        assert!((diff - d.diff_pkts).abs() < 1e-6, "{d:?}");
+    }
+    assert!(rounds > 20, "only {rounds} round decisions");
+    assert_eq!(exits, 1, "Vegas leaves slow start once on a loss-free path");
+    // In congestion avoidance the window only moves at a round decision
+    // (or a loss reduction): between two decisions it is constant.
+    let decision_times: Vec<_> = trace
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            ControllerEvent::Round(d) => Some(d.now),
+            ControllerEvent::Reduction { now, .. } => Some(*now),
+            _ => None,
+        })
+        .collect();
+    for w in trace.cwnd.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if a.phase == Phase::CongestionAvoidance
+            && b.phase == Phase::CongestionAvoidance
+            && a.cwnd_bytes != b.cwnd_bytes
+        {
+            assert!(
+                decision_times.contains(&b.time),
+                "cwnd moved {} -> {} without a decision",
+                a.cwnd_bytes,
+                b.cwnd_bytes
+            );
+        }
+    }
+}
+
+#[test]
+fn vegas_retransmits_less_than_newreno_on_the_demo_path() {
+    let vegas = run_demo(Algorithm::Vegas, 1);
+    let newreno = run_demo(Algorithm::NewReno, 1);
+    assert!(
+        vegas.flows[0].retransmitted_bytes < newreno.flows[0].retransmitted_bytes,
+        "vegas {} newreno {}",
+        vegas.flows[0].retransmitted_bytes,
+        newreno.flows[0].retransmitted_bytes
+    );
+    // And keeps a shorter standing queue.
+    assert!(vegas.mean_queue_pkts() < newreno.mean_queue_pkts());
+}
+
+/// Everything a run reports except wall-clock-based instants.
+fn fingerprint(r: &SimResult) -> String {
+    let f = &r.flows[0];
+    let t = f.trace.as_ref().unwrap();
+    let cwnds: Vec<usize> = t.cwnd.iter().map(|c| c.cwnd_bytes).collect();
+    format!(
+        "{} {:?} {} {} {} {} {:?} {:?} {} {:?}",
+        f.bytes_delivered,
+        f.completion,
+        f.retransmitted_bytes,
+        f.lost_packets,
+        f.sent_packets,
+        f.acked_bytes,
+        r.bottleneck,
+        r.sim_time,
+        r.events,
+        cwnds
+    )
+}
+
+#[test]
+fn same_seed_same_result() {
+    for algorithm in demo::ALGORITHMS {
+        let a = run_demo(algorithm, 42);
+        let b = run_demo(algorithm, 42);
+        assert_eq!(fingerprint(&a), fingerprint(&b), "{algorithm}");
+    }
+}
