@@ -1,16 +1,30 @@
 //! `vegas-lab`: run the quiche-vegas experiments.
+//!
+//! - `vegas-lab run SCENARIO [--set key=value]... [--seed N] [--out DIR] [--json]`
+//! - `vegas-lab list`
+//! - `vegas-lab demo [--seed N]`
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
 use anyhow::Result;
 use clap::Parser;
 use clap::Subcommand;
+use indicatif::ProgressBar;
+use indicatif::ProgressStyle;
 use quiche_vegas::sim;
-use quiche_vegas::CcSpec;
+use quiche_vegas::sim::report::report;
+use quiche_vegas::sim::report::Report;
+use quiche_vegas::sim::RunOptions;
+use quiche_vegas::sim::Scenario;
 
 #[derive(Parser)]
 #[command(
     name = "vegas-lab",
     version,
-    about = "Vegas-family congestion control experiments on real quiche connections"
+    about = "Vegas-family congestion control experiments on real quiche connections, in virtual time"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -19,28 +33,192 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run a scenario (a built-in name or a TOML file).
+    Run {
+        /// Built-in name (see `list`) or path to a scenario file.
+        scenario: String,
+        /// Override a scenario field by dotted path, e.g.
+        /// `bottleneck.buffer_pkts=30` or `flows.0.algorithm=vegas`.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+        /// Seed for every random choice (overrides the scenario's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Folder for summary.json, queue logs and qlogs.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print the summary as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the built-in scenarios.
+    List,
     /// The demo: 1 MB over the Vegas paper's Fig. 6 bottleneck (200 KB/s,
-    /// 10 packets of buffer, 50 ms RTT), once per algorithm, in virtual time.
+    /// 10 packets of buffer, 50 ms RTT), once per algorithm.
     Demo {
-        /// Seed for quiche's random choices.
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
 }
 
-fn main() -> Result<()> {
-    match Cli::parse().command {
+fn main() {
+    let result = match Cli::parse().command {
+        Command::Run {
+            scenario,
+            set,
+            seed,
+            out,
+            json,
+        } => run(&scenario, set, seed, out, json),
+        Command::List => {
+            list();
+            Ok(())
+        }
         Command::Demo { seed } => demo(seed),
+    };
+    if let Err(e) = result {
+        eprintln!("vegas-lab: {e:#}");
+        std::process::exit(2);
+    }
+}
+
+fn list() {
+    for (name, text) in sim::scenario::BUILTINS {
+        let description = Scenario::from_toml(text, name, &[])
+            .map(|s| s.description)
+            .unwrap_or_else(|e| format!("(invalid: {e})"));
+        println!("{name:<16} {description}");
+    }
+}
+
+fn run_one(scenario: &Scenario, out: Option<PathBuf>, progress: bool) -> Result<Report> {
+    let bar = progress.then(|| {
+        let total = scenario.duration.0.as_secs_f64();
+        let bar = ProgressBar::new((total * 10.0) as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} (0.1 s of virtual time)")
+                .expect("valid template"),
+        );
+        bar.set_message(scenario.name.clone());
+        bar
+    });
+    let options = RunOptions {
+        out_dir: out.clone(),
+        progress: bar.clone().map(|bar| {
+            Box::new(move |t: f64| bar.set_position((t * 10.0) as u64)) as Box<dyn FnMut(f64)>
+        }),
+    };
+    let wall = Instant::now();
+    let result = sim::run(scenario, options)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let report = report(scenario, &result, wall.elapsed().as_secs_f64());
+    if let Some(dir) = out {
+        let path = dir.join("summary.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(report)
+}
+
+fn run(
+    name: &str,
+    mut set: Vec<String>,
+    seed: Option<u64>,
+    out: Option<PathBuf>,
+    json: bool,
+) -> Result<()> {
+    if let Some(seed) = seed {
+        set.push(format!("seed={seed}"));
+    }
+    let scenario = Scenario::load(name, &set)?;
+    let progress = !json && std::io::stderr().is_terminal();
+    let report = run_one(&scenario, out, progress)?;
+    if json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_report(&report);
+    }
+    Ok(())
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |v| format!("{v:.digits$}"))
+}
+
+fn print_report(r: &Report) {
+    println!(
+        "scenario {} (seed {}, quiche-vegas {}): {:.2} s simulated in {:.2} s{}",
+        r.scenario,
+        r.seed,
+        r.version,
+        r.sim_seconds,
+        r.wall_seconds,
+        if r.timed_out {
+            ", TIME LIMIT REACHED (partial metrics)"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "{:>3} {:<14} {:>12} {:>12} {:>10} {:>6} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "id",
+        "algorithm",
+        "bytes",
+        "goodput Mb/s",
+        "retx B",
+        "lost",
+        "pto",
+        "done s",
+        "ss exit s",
+        "C_time",
+        "rtt ms",
+        "p95 ms"
+    );
+    for f in &r.flows {
+        println!(
+            "{:>3} {:<14} {:>12} {:>12.3} {:>10} {:>6} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            f.id,
+            f.algorithm,
+            f.bytes_delivered,
+            f.goodput_bps / 1e6,
+            f.retransmitted_bytes,
+            f.lost_packets,
+            f.pto_count,
+            opt(f.completion_s, 2),
+            opt(f.slow_start_exit_s, 2),
+            opt(f.convergence_rtts, 1),
+            opt(f.mean_rtt_ms, 1),
+            opt(f.p95_rtt_ms, 1),
+        );
+    }
+    println!(
+        "{:<26} {:>11} {:>10} {:>9} {:>9} {:>7}",
+        "link", "utilization", "mean queue", "p95 queue", "max queue", "drops"
+    );
+    for l in r.links.iter().filter(|l| l.utilization > 0.0) {
+        println!(
+            "{:<26} {:>11.3} {:>10.2} {:>9} {:>9} {:>7}",
+            l.id, l.utilization, l.mean_queue_pkts, l.p95_queue_pkts, l.max_queue_pkts, l.drops
+        );
+    }
+    println!(
+        "jain index {}   loss-based/vegas bytes {}",
+        opt(r.jain_index, 3),
+        opt(r.loss_based_over_vegas, 3)
+    );
+    if let Some(b) = &r.background {
+        println!(
+            "background: {} flows, {} completed, {} bytes",
+            b.flows, b.completed, b.bytes_delivered
+        );
     }
 }
 
 fn demo(seed: u64) -> Result<()> {
-    println!(
-        "1 MB over a {} KB/s bottleneck, {}-packet drop-tail buffer, {} ms round-trip propagation (seed {seed})\n",
-        sim::demo::BOTTLENECK_RATE_BPS / 8 / 1000,
-        sim::demo::BOTTLENECK_BUFFER_PKTS,
-        sim::demo::ONE_WAY_DELAY.as_millis() * 2,
-    );
+    let base = sim::demo::scenario(quiche_vegas::Algorithm::Vegas, seed)?;
+    println!("{} (seed {seed})\n", base.description);
     println!(
         "{:<10} {:>16} {:>16} {:>12} {:>12} {:>12} {:>14}",
         "algorithm",
@@ -52,32 +230,20 @@ fn demo(seed: u64) -> Result<()> {
         "completion s"
     );
     for algorithm in sim::demo::ALGORITHMS {
-        let wall = std::time::Instant::now();
-        let result = sim::net::run(&sim::demo::spec(CcSpec::plain(algorithm), seed))?;
-        let flow = &result.flows[0];
-        let fmt_opt =
-            |v: Option<f64>, scale: f64| v.map_or("-".to_string(), |v| format!("{:.1}", v * scale));
+        let scenario = sim::demo::scenario(algorithm, seed)?;
+        let r = run_one(&scenario, None, false)?;
+        let flow = &r.flows[0];
+        let bottleneck = &r.links[0];
         println!(
-            "{:<10} {:>16} {:>16} {:>12} {:>12.2} {:>12} {:>14}{}",
+            "{:<10} {:>16.1} {:>16} {:>12} {:>12.2} {:>12} {:>14}{}",
             algorithm.name(),
-            fmt_opt(flow.goodput_bytes_per_sec(), 1e-3),
+            flow.goodput_bps / 8.0 / 1e3,
             flow.retransmitted_bytes,
             flow.lost_packets,
-            result.mean_queue_pkts(),
-            result.bottleneck.max_queue_pkts,
-            flow.completion
-                .map_or("-".into(), |c| format!("{:.2}", c.as_secs_f64())),
-            if result.timed_out {
-                "  (time limit)"
-            } else {
-                ""
-            },
-        );
-        eprintln!(
-            "  [{}: {} events, {:.2} s wall]",
-            algorithm.name(),
-            result.events,
-            wall.elapsed().as_secs_f64()
+            bottleneck.mean_queue_pkts,
+            bottleneck.max_queue_pkts,
+            opt(flow.completion_s, 2),
+            if r.timed_out { "  (time limit)" } else { "" },
         );
     }
     Ok(())

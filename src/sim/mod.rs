@@ -3,29 +3,34 @@
 //!
 //! One thread, integer-nanosecond virtual time that jumps from event to
 //! event. Events are packet arrivals, ends of serialization on a link,
-//! quiche's timers (`timeout_instant()`) and pacing release times
-//! (`SendInfo.at`). Before every call into quiche the simulator sets the
-//! patched quiche's clock hook (`quiche::clock::set_override`) to virtual
-//! time, and it seeds quiche's own random choices, so a run with the same
-//! inputs gives the same result, packet for packet.
+//! quiche's timers (`timeout_instant()`), pacing release times
+//! (`SendInfo.at`), the receiver's delayed-ACK timer, flow starts and stops,
+//! scheduled link changes and background-flow arrivals. Before every call
+//! into quiche the simulator sets the patched quiche's clock hook
+//! (`quiche::clock::set_override`) to virtual time and seeds quiche's own
+//! random choices, so a run with the same scenario and seed gives the same
+//! result, packet for packet. One seed drives every random choice (link
+//! losses, background arrivals and sizes, quiche's choices) through
+//! independent sub-streams.
 //!
-//! Topology: each flow is one client and one server. Data flows server to
-//! client (the server's controller is the one under test) through the
-//! flow's forward route (here: the shared bottleneck); ACKs and the request
-//! come back on the flow's reverse link.
+//! - [`scenario`]: the TOML scenario format, `--set` overrides, validation.
+//! - [`link`]: a link (loss, drop-tail FIFO, serializer, delay, aggregation).
+//! - [`net`]: the topology and the event loop.
+//! - [`report`]: metrics and the JSON summary.
 
 pub mod demo;
 pub mod link;
 pub mod net;
+pub mod report;
+pub mod scenario;
 
 use std::time::Duration;
 
-pub use link::LinkSpec;
-pub use link::LinkStats;
-pub use net::FlowResult;
-pub use net::FlowSpec;
-pub use net::NetworkSpec;
+pub use net::run;
+pub use net::RunOptions;
 pub use net::SimResult;
+pub use report::Report;
+pub use scenario::Scenario;
 
 /// Virtual time in nanoseconds since the start of a run.
 pub type Nanos = u64;

@@ -1,24 +1,44 @@
 //! The event loop: flows of real quiche connections over simulated links.
+//!
+//! Topology (the dumbbell every seed uses):
+//!
+//! ```text
+//! server i --access i--> [bottleneck] --> client i        (data)
+//! server i <--access i'-- [reverse]  <-- client i         (requests, ACKs)
+//! ```
+//!
+//! Each flow's server is the data sender (its controller is the one under
+//! test). A flow's access link has the same delay in both directions; a
+//! route change (an access delay change) moves both. The reverse link is
+//! uncongested unless the scenario configures it. Background flows share
+//! one access link pair.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 use std::time::Instant;
 
 use anyhow::Context;
 use anyhow::Result;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::Distribution;
 
 use super::link::Link;
 use super::link::LinkAction;
 use super::link::LinkSpec;
-use super::link::LinkStats;
 use super::link::Packet;
+use super::scenario::cc_spec;
+use super::scenario::LinkChange;
+use super::scenario::Scenario;
 use super::to_nanos;
 use super::Nanos;
 use crate::adapter::Trace;
 use crate::adapter::TraceData;
 use crate::CcSpec;
+use vegas_cc::ControllerEvent;
 
 /// A self-signed RSA-2048 test certificate (CN "quiche-vegas simulator",
 /// CA:FALSE, subjectAltName localhost and 127.0.0.1). RSA signatures have a
@@ -33,79 +53,54 @@ const SIM_ALPN: &[u8] = b"vegas-sim";
 /// Stream carrying the request and the response.
 const STREAM_ID: u64 = 0;
 
-/// One flow: a client asks, the server sends `bytes` back.
-#[derive(Clone, Debug)]
-pub struct FlowSpec {
-    /// The server's (data sender's) congestion control.
-    pub cc: CcSpec,
-    /// Bytes the server sends.
-    pub bytes: u64,
-    /// When the client connects.
-    pub start: Duration,
-    /// Record what the server's controller saw.
-    pub trace: bool,
-}
+/// Link indexes of the fixed part of the topology.
+const BOTTLENECK: usize = 0;
+const REVERSE: usize = 1;
 
-/// The network and its flows.
-#[derive(Clone, Debug)]
-pub struct NetworkSpec {
-    /// The shared link every flow's data crosses (server to client).
-    pub bottleneck: LinkSpec,
-    /// Each flow's own link for requests and ACKs (client to server).
-    pub reverse: LinkSpec,
-    pub flows: Vec<FlowSpec>,
-    /// Seeds quiche's own random choices.
-    pub seed: u64,
-    /// The run stops here even if flows are not done.
-    pub time_limit: Duration,
-    /// quiche's max_send_udp_payload_size.
-    pub max_datagram_size: usize,
-}
-
-/// Per-flow outcome.
+/// Per-flow raw measurements; `report` turns them into metrics.
 #[derive(Clone, Debug)]
 pub struct FlowResult {
+    pub id: usize,
     pub algorithm: &'static str,
+    /// A background flow (not in the summary's flow list).
+    pub background: bool,
+    pub start_ns: Nanos,
+    /// The flow's configured size (None: it ran for a duration).
+    pub bytes_target: Option<u64>,
     pub bytes_delivered: u64,
-    /// Time from the flow's start to the last byte at the client.
-    pub completion: Option<Duration>,
+    /// When the last byte reached the client (bytes flows).
+    pub completed_ns: Option<Nanos>,
+    /// When a duration flow stopped.
+    pub stopped_ns: Option<Nanos>,
     /// The server's quiche statistics.
     pub retransmitted_bytes: u64,
     pub lost_packets: u64,
     pub sent_packets: u64,
-    /// Bytes of in-flight packets quiche saw acknowledged.
     pub acked_bytes: u64,
-    /// What the server's controller saw (when `trace` was asked).
+    pub pto_count: u64,
+    /// Network RTT samples (ns): each data packet's one-way delay plus the
+    /// latest one-way delay of the reverse path.
+    pub rtt_samples_ns: Vec<Nanos>,
+    /// The server's congestion window (time, bytes) whenever it changed.
+    pub cwnd_series: Vec<(Nanos, usize)>,
+    /// The controller's slow-start exit (time, cwnd bytes), vegas-cc only.
+    pub slow_start_exit: Option<(Nanos, usize)>,
+    /// What the server's controller saw (vegas-cc algorithms).
     pub trace: Option<TraceData>,
 }
 
-impl FlowResult {
-    /// Goodput in bytes per second over the completion time.
-    pub fn goodput_bytes_per_sec(&self) -> Option<f64> {
-        self.completion
-            .map(|c| self.bytes_delivered as f64 / c.as_secs_f64())
-    }
-}
-
-/// Outcome of a run.
-#[derive(Clone, Debug)]
+/// Raw outcome of a run.
+#[derive(Debug)]
 pub struct SimResult {
     pub flows: Vec<FlowResult>,
-    pub bottleneck: LinkStats,
+    pub links: Vec<(String, LinkSpec, super::link::LinkStats)>,
     /// Virtual time the run lasted.
-    pub sim_time: Duration,
-    /// The run hit its time limit before every flow completed.
+    pub sim_ns: Nanos,
+    /// The time limit ended the run before every flow was done.
     pub timed_out: bool,
     /// Events processed.
     pub events: u64,
-}
-
-impl SimResult {
-    /// Time-averaged number of packets waiting at the bottleneck.
-    pub fn mean_queue_pkts(&self) -> f64 {
-        let t = to_nanos(self.sim_time).max(1) as f64;
-        self.bottleneck.queue_pkt_ns as f64 / t
-    }
+    pub max_datagram_size: usize,
 }
 
 #[derive(Debug)]
@@ -120,10 +115,18 @@ enum EventKind {
         server: bool,
         generation: u64,
     },
+    /// The receiver's delayed-ACK timer (stale when `generation` moved on).
+    AckTimer { flow: usize, generation: u64 },
     /// A paced packet may leave.
     Release { flow: usize, server: bool },
     /// A flow's client connects.
     Start { flow: usize },
+    /// A duration flow ends.
+    Stop { flow: usize },
+    /// A scheduled link change.
+    Change { link: usize, change: LinkChange },
+    /// The next background flow arrives.
+    Background,
 }
 
 struct Event {
@@ -153,23 +156,61 @@ impl Ord for Event {
 struct Endpoint {
     conn: Option<quiche::Connection>,
     addr: SocketAddr,
-    /// A packet quiche paced into the future, and its release time.
-    held: Option<(Vec<u8>, Nanos)>,
+    config: quiche::Config,
+    /// quiche's pacer allows the next packet from this time on.
+    next_send_ns: Nanos,
+    /// A `Release` event is pending.
+    release_scheduled: bool,
     timer_generation: u64,
 }
 
 struct Flow {
-    spec: FlowSpec,
+    cc: CcSpec,
+    background: bool,
+    start_ns: Nanos,
+    bytes_target: Option<u64>,
+    data_route: [usize; 2],
+    ack_route: [usize; 2],
     client: Endpoint,
     server: Endpoint,
-    client_config: quiche::Config,
-    server_config: quiche::Config,
     trace: Option<Trace>,
     request_sent: bool,
     /// Response bytes the server still has to hand to quiche.
     to_send: Option<u64>,
     received: u64,
-    done_at: Option<Nanos>,
+    completed_ns: Option<Nanos>,
+    stopped_ns: Option<Nanos>,
+    /// Receiver ACK policy state: packets since the last ACK was allowed,
+    /// and when the oldest of them must be acknowledged.
+    unacked_pkts: u32,
+    ack_deadline: Option<Nanos>,
+    ack_generation: u64,
+    last_reverse_delay_ns: Option<Nanos>,
+    rtt_samples_ns: Vec<Nanos>,
+    cwnd_series: Vec<(Nanos, usize)>,
+}
+
+impl Flow {
+    fn done(&self) -> bool {
+        self.completed_ns.is_some() || self.stopped_ns.is_some()
+    }
+
+    fn endpoint(&mut self, server: bool) -> &mut Endpoint {
+        if server {
+            &mut self.server
+        } else {
+            &mut self.client
+        }
+    }
+}
+
+/// Options that do not change the outcome of a run.
+#[derive(Default)]
+pub struct RunOptions {
+    /// Folder for queue logs and qlogs.
+    pub out_dir: Option<PathBuf>,
+    /// Called now and then with the virtual time reached (seconds).
+    pub progress: Option<Box<dyn FnMut(f64)>>,
 }
 
 /// The simulator.
@@ -178,12 +219,17 @@ pub struct Simulator {
     now: Nanos,
     seq: u64,
     events: BinaryHeap<Event>,
-    /// links[0] is the bottleneck; links[1 + i] is flow i's reverse link.
     links: Vec<Link>,
     in_service: Vec<Option<Packet>>,
     flows: Vec<Flow>,
+    /// Static flows are `flows[..static_flows]`; background ones follow.
+    static_flows: usize,
+    scenario: Scenario,
     time_limit: Nanos,
     processed: u64,
+    rng: ChaCha8Rng,
+    background_links: Option<[usize; 2]>,
+    options: RunOptions,
     buf: Vec<u8>,
     zeros: Vec<u8>,
 }
@@ -198,7 +244,7 @@ fn server_tls() -> Result<boring::ssl::SslContextBuilder> {
 }
 
 fn quiche_config(
-    spec: &NetworkSpec,
+    scenario: &Scenario,
     cc: &CcSpec,
     trace: Option<Trace>,
     server: bool,
@@ -211,24 +257,25 @@ fn quiche_config(
         c
     };
     c.set_application_protos(&[SIM_ALPN])?;
-    c.set_max_send_udp_payload_size(spec.max_datagram_size);
-    c.set_max_recv_udp_payload_size(spec.max_datagram_size);
+    c.set_max_send_udp_payload_size(scenario.max_datagram_size);
+    c.set_max_recv_udp_payload_size(scenario.max_datagram_size);
     // Flow control never limits a simulated transfer.
     c.set_initial_max_data(1 << 40);
     c.set_initial_max_stream_data_bidi_local(1 << 40);
     c.set_initial_max_stream_data_bidi_remote(1 << 40);
     c.set_initial_max_streams_bidi(4);
     c.set_disable_active_migration(true);
+    // The receiver announces the ACK delay it will use (RFC 9000 18.2).
+    c.set_max_ack_delay(scenario.receiver.max_ack_delay.0.as_millis() as u64);
     cc.configure_traced(&mut c, trace);
     Ok(c)
 }
 
 fn flow_addrs(flow: usize) -> (SocketAddr, SocketAddr) {
-    let hi = (flow >> 8) as u8;
-    let lo = flow as u8;
+    let [_, a, b, c] = (flow as u32).to_be_bytes();
     (
-        SocketAddr::from(([10, hi, lo, 1], 40000)),
-        SocketAddr::from(([10, hi, lo, 2], 443)),
+        SocketAddr::from(([10, a, b, c], 40000)),
+        SocketAddr::from(([11, a, b, c], 443)),
     )
 }
 
@@ -239,59 +286,223 @@ fn conn_id(flow: usize, server: bool) -> [u8; quiche::MAX_CONN_ID_LEN] {
     id
 }
 
+/// A seed for the `k`-th random stream of a run (SplitMix64 step).
+fn sub_seed(seed: u64, k: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(k + 1));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 impl Simulator {
-    pub fn new(spec: &NetworkSpec) -> Result<Self> {
-        let mut links = vec![Link::new(spec.bottleneck)];
-        let mut flows = Vec::new();
-        for (i, f) in spec.flows.iter().enumerate() {
-            links.push(Link::new(spec.reverse));
-            let trace = f.trace.then(Trace::default);
-            let (client_addr, server_addr) = flow_addrs(i);
-            flows.push(Flow {
-                spec: f.clone(),
-                client: Endpoint {
-                    conn: None,
-                    addr: client_addr,
-                    held: None,
-                    timer_generation: 0,
-                },
-                server: Endpoint {
-                    conn: None,
-                    addr: server_addr,
-                    held: None,
-                    timer_generation: 0,
-                },
-                client_config: quiche_config(spec, &f.cc, None, false)
-                    .with_context(|| format!("flow {i}: client config"))?,
-                server_config: quiche_config(spec, &f.cc, trace.clone(), true)
-                    .with_context(|| format!("flow {i}: server config"))?,
-                trace,
-                request_sent: false,
-                to_send: None,
-                received: 0,
-                done_at: None,
-            });
-        }
-        let n_links = links.len();
+    pub fn new(scenario: &Scenario, options: RunOptions) -> Result<Self> {
+        let s = scenario;
+        let seed = s.seed;
+        let mut links = Vec::new();
+        let b = &s.bottleneck;
+        links.push(Link::new(
+            "bottleneck",
+            LinkSpec {
+                rate_bps: b.rate.0,
+                delay_ns: to_nanos(b.delay.0),
+                buffer_pkts: b.buffer_pkts,
+                loss: b.loss,
+                loss_burst_pkts: b.loss_burst_pkts,
+                aggregation_ns: b.aggregation.map_or(0, |d| to_nanos(d.0)),
+            },
+            sub_seed(seed, 0),
+        ));
+        let r = &s.reverse;
+        links.push(Link::new(
+            "reverse",
+            LinkSpec {
+                rate_bps: r.rate.map_or(1_000_000_000, |r| r.0),
+                delay_ns: to_nanos(r.delay.unwrap_or(b.delay).0),
+                buffer_pkts: r.buffer_pkts.unwrap_or(10_000),
+                loss: r.loss,
+                loss_burst_pkts: 1.0,
+                aggregation_ns: r.aggregation.map_or(0, |d| to_nanos(d.0)),
+            },
+            sub_seed(seed, 1),
+        ));
         let mut sim = Simulator {
             base: Instant::now(),
             now: 0,
             seq: 0,
             events: BinaryHeap::new(),
             links,
-            in_service: (0..n_links).map(|_| None).collect(),
-            flows,
-            time_limit: to_nanos(spec.time_limit),
+            in_service: Vec::new(),
+            flows: Vec::new(),
+            static_flows: s.flows.len(),
+            scenario: s.clone(),
+            time_limit: to_nanos(s.duration.0),
             processed: 0,
+            rng: ChaCha8Rng::seed_from_u64(sub_seed(seed, 2)),
+            background_links: None,
+            options,
             buf: vec![0; 65536],
             zeros: vec![0; 65536],
         };
-        for i in 0..spec.flows.len() {
-            let start = to_nanos(spec.flows[i].start);
-            sim.schedule(start, EventKind::Start { flow: i });
+        for (i, f) in s.flows.iter().enumerate() {
+            let a = &f.access;
+            let spec = LinkSpec::new(a.rate.0, to_nanos(a.delay.0), a.buffer_pkts);
+            let fwd = sim.add_link(format!("access-{i}"), spec);
+            let rev = sim.add_link(format!("access-{i}-reverse"), spec);
+            let cc = s.flow_cc(i)?;
+            sim.add_flow(
+                cc,
+                false,
+                to_nanos(f.start.0),
+                f.bytes,
+                [fwd, BOTTLENECK],
+                [REVERSE, rev],
+            )?;
+            if let Some(d) = f.duration {
+                sim.schedule(to_nanos(f.start.0 + d.0), EventKind::Stop { flow: i });
+            }
+            for c in &a.changes {
+                // A route change moves both directions of the access path.
+                sim.schedule(
+                    to_nanos(c.at.0),
+                    EventKind::Change {
+                        link: fwd,
+                        change: c.clone(),
+                    },
+                );
+                sim.schedule(
+                    to_nanos(c.at.0),
+                    EventKind::Change {
+                        link: rev,
+                        change: c.clone(),
+                    },
+                );
+            }
         }
-        quiche::clock::set_rand_seed(Some(spec.seed));
+        for c in &b.changes {
+            sim.schedule(
+                to_nanos(c.at.0),
+                EventKind::Change {
+                    link: BOTTLENECK,
+                    change: c.clone(),
+                },
+            );
+        }
+        if let Some(v) = &b.delay_variation {
+            // A triangle wave between min and max, one change per step.
+            let (min, max) = (to_nanos(v.min.0) as f64, to_nanos(v.max.0) as f64);
+            let (period, step) = (to_nanos(v.period.0), to_nanos(v.step.0));
+            let mut t = 0;
+            while t <= sim.time_limit {
+                let phase = (t % period) as f64 / period as f64;
+                let tri = if phase < 0.5 {
+                    2.0 * phase
+                } else {
+                    2.0 - 2.0 * phase
+                };
+                let delay = Duration::from_nanos((min + (max - min) * tri) as u64);
+                let change = LinkChange {
+                    at: super::scenario::Dur(Duration::from_nanos(t)),
+                    rate: None,
+                    delay: Some(super::scenario::Dur(delay)),
+                    loss: None,
+                };
+                sim.schedule(
+                    t,
+                    EventKind::Change {
+                        link: BOTTLENECK,
+                        change,
+                    },
+                );
+                t += step;
+            }
+        }
+        if let Some(bg) = &s.background {
+            let spec = LinkSpec::new(1_000_000_000, 0, 10_000);
+            let fwd = sim.add_link("background-access".into(), spec);
+            let rev = sim.add_link("background-access-reverse".into(), spec);
+            sim.background_links = Some([fwd, rev]);
+            let first = to_nanos(bg.start.0) + sim.exp_gap(bg.arrivals_per_sec);
+            sim.schedule(first, EventKind::Background);
+        }
+        if let Some(dir) = &sim.options.out_dir {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            for l in &mut sim.links {
+                let path = dir.join(format!("{}.queue", l.name));
+                let file = std::fs::File::create(&path)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                l.set_log(file)?;
+            }
+        }
         Ok(sim)
+    }
+
+    fn add_link(&mut self, name: String, spec: LinkSpec) -> usize {
+        let k = self.links.len() as u64;
+        self.links
+            .push(Link::new(name, spec, sub_seed(self.scenario.seed, 100 + k)));
+        self.links.len() - 1
+    }
+
+    fn add_flow(
+        &mut self,
+        cc: CcSpec,
+        background: bool,
+        start_ns: Nanos,
+        bytes: Option<u64>,
+        data_route: [usize; 2],
+        ack_route: [usize; 2],
+    ) -> Result<usize> {
+        let i = self.flows.len();
+        // Only the flows under study record their controller's trace.
+        let trace = (!background && cc.algorithm.is_vegas_cc()).then(Trace::default);
+        let (client_addr, server_addr) = flow_addrs(i);
+        self.flows.push(Flow {
+            client: Endpoint {
+                conn: None,
+                addr: client_addr,
+                config: quiche_config(&self.scenario, &cc, None, false)
+                    .with_context(|| format!("flow {i}: client config"))?,
+                next_send_ns: 0,
+                release_scheduled: false,
+                timer_generation: 0,
+            },
+            server: Endpoint {
+                conn: None,
+                addr: server_addr,
+                config: quiche_config(&self.scenario, &cc, trace.clone(), true)
+                    .with_context(|| format!("flow {i}: server config"))?,
+                next_send_ns: 0,
+                release_scheduled: false,
+                timer_generation: 0,
+            },
+            cc,
+            background,
+            start_ns,
+            bytes_target: bytes,
+            data_route,
+            ack_route,
+            trace,
+            request_sent: false,
+            to_send: None,
+            received: 0,
+            completed_ns: None,
+            stopped_ns: None,
+            unacked_pkts: 0,
+            ack_deadline: None,
+            ack_generation: 0,
+            last_reverse_delay_ns: None,
+            rtt_samples_ns: Vec::new(),
+            cwnd_series: Vec::new(),
+        });
+        self.schedule(start_ns, EventKind::Start { flow: i });
+        Ok(i)
+    }
+
+    /// Exponential inter-arrival gap of a Poisson process.
+    fn exp_gap(&mut self, per_sec: f64) -> Nanos {
+        let exp = rand_distr::Exp::new(per_sec).expect("validated rate");
+        (exp.sample(&mut self.rng) * 1e9) as Nanos
     }
 
     fn schedule(&mut self, time: Nanos, kind: EventKind) {
@@ -307,17 +518,9 @@ impl Simulator {
         self.base + Duration::from_nanos(t)
     }
 
-    /// Links a packet crosses, in order.
-    fn route(&self, flow: usize, to_server: bool) -> [usize; 1] {
-        if to_server {
-            [1 + flow]
-        } else {
-            [0]
-        }
-    }
-
-    /// Runs until every flow completed or the time limit.
+    /// Runs until every static flow is done or the time limit.
     pub fn run(mut self) -> Result<SimResult> {
+        quiche::clock::set_rand_seed(Some(sub_seed(self.scenario.seed, 3)));
         let result = self.run_inner();
         quiche::clock::set_override(None);
         quiche::clock::set_rand_seed(None);
@@ -325,79 +528,114 @@ impl Simulator {
     }
 
     fn run_inner(&mut self) -> Result<SimResult> {
-        let mut timed_out = false;
+        let mut next_progress = 0;
         while let Some(ev) = self.events.pop() {
             if ev.time > self.time_limit {
                 self.now = self.time_limit;
-                timed_out = true;
                 break;
             }
             self.now = ev.time;
             quiche::clock::set_override(Some(self.instant(self.now)));
             self.processed += 1;
             self.handle(ev.kind)?;
-            if self.flows.iter().all(|f| f.done_at.is_some()) {
+            if self.flows[..self.static_flows].iter().all(Flow::done) {
                 break;
             }
+            if self.now >= next_progress {
+                if let Some(p) = &mut self.options.progress {
+                    p(self.now as f64 / 1e9);
+                }
+                next_progress = self.now + 100_000_000;
+            }
         }
-        if self.flows.iter().any(|f| f.done_at.is_none()) {
-            timed_out = true;
-        }
+        let timed_out = self.flows[..self.static_flows].iter().any(|f| !f.done());
         for l in &mut self.links {
             l.finish(self.now);
         }
+        let result = self.result(timed_out);
+        self.flush_qlogs();
+        Ok(result)
+    }
+
+    fn flush_qlogs(&mut self) {
+        // quiche writes qlog through a BufWriter it owns; dropping the
+        // connections flushes it.
+        if self.scenario.qlog && self.options.out_dir.is_some() {
+            for f in &mut self.flows {
+                f.client.conn = None;
+                f.server.conn = None;
+            }
+        }
+    }
+
+    fn result(&mut self, timed_out: bool) -> SimResult {
+        let base = self.base;
         let flows = self
             .flows
-            .iter()
-            .map(|f| {
+            .iter_mut()
+            .enumerate()
+            .map(|(id, f)| {
                 let stats = f.server.conn.as_ref().map(|c| c.stats());
+                let trace = f.trace.as_ref().map(|t| t.lock().unwrap().clone());
+                let pto = f
+                    .server
+                    .conn
+                    .as_ref()
+                    .and_then(|c| c.path_stats().next())
+                    .map_or(0, |p| p.total_pto_count as u64);
                 FlowResult {
-                    algorithm: f.spec.cc.algorithm.name(),
+                    id,
+                    algorithm: f.cc.algorithm.name(),
+                    background: f.background,
+                    start_ns: f.start_ns,
+                    bytes_target: f.bytes_target,
                     bytes_delivered: f.received,
-                    completion: f
-                        .done_at
-                        .map(|t| Duration::from_nanos(t - to_nanos(f.spec.start))),
+                    completed_ns: f.completed_ns,
+                    stopped_ns: f.stopped_ns,
                     retransmitted_bytes: stats.as_ref().map_or(0, |s| s.stream_retrans_bytes),
                     lost_packets: stats.as_ref().map_or(0, |s| s.lost as u64),
                     sent_packets: stats.as_ref().map_or(0, |s| s.sent as u64),
                     acked_bytes: stats.as_ref().map_or(0, |s| s.acked_bytes),
-                    trace: f.trace.as_ref().map(|t| t.lock().unwrap().clone()),
+                    pto_count: pto,
+                    rtt_samples_ns: std::mem::take(&mut f.rtt_samples_ns),
+                    cwnd_series: std::mem::take(&mut f.cwnd_series),
+                    slow_start_exit: trace.as_ref().and_then(|t| {
+                        t.events.iter().find_map(|e| match e {
+                            ControllerEvent::SlowStartExit {
+                                now, cwnd_bytes, ..
+                            } => Some((to_nanos(now.saturating_duration_since(base)), *cwnd_bytes)),
+                            _ => None,
+                        })
+                    }),
+                    trace,
                 }
             })
             .collect();
-        Ok(SimResult {
+        SimResult {
             flows,
-            bottleneck: self.links[0].stats.clone(),
-            sim_time: Duration::from_nanos(self.now),
+            links: self
+                .links
+                .iter()
+                .map(|l| (l.name.clone(), l.spec, l.stats.clone()))
+                .collect(),
+            sim_ns: self.now,
             timed_out,
             events: self.processed,
-        })
+            max_datagram_size: self.scenario.max_datagram_size,
+        }
     }
 
     fn handle(&mut self, kind: EventKind) -> Result<()> {
         match kind {
-            EventKind::Start { flow } => {
-                let f = &mut self.flows[flow];
-                let scid = conn_id(flow, false);
-                let scid = quiche::ConnectionId::from_ref(&scid);
-                let conn = quiche::connect(
-                    Some("localhost"),
-                    &scid,
-                    f.client.addr,
-                    f.server.addr,
-                    &mut f.client_config,
-                )?;
-                f.client.conn = Some(conn);
-                self.drive(flow, false)?;
-            }
+            EventKind::Start { flow } => self.start(flow)?,
             EventKind::Arrive(packet) => self.arrive(packet)?,
             EventKind::TxDone { link } => {
                 let packet = self.in_service[link]
                     .take()
-                    .expect("a link in service has a packet");
-                let delay = self.links[link].spec.delay_ns;
+                    .expect("a busy link has a packet");
+                let at = self.links[link].spec.arrival_ns(self.now);
                 self.schedule(
-                    self.now + delay,
+                    at,
                     EventKind::Arrive(Packet {
                         hop: packet.hop + 1,
                         ..packet
@@ -413,97 +651,229 @@ impl Simulator {
                 server,
                 generation,
             } => {
-                let ep = self.endpoint(flow, server);
+                let ep = self.flows[flow].endpoint(server);
                 if ep.timer_generation == generation {
                     if let Some(conn) = ep.conn.as_mut() {
                         conn.on_timeout();
                     }
-                    self.drive(flow, server)?;
+                    self.drive(flow, server, true)?;
                 }
             }
-            EventKind::Release { flow, server } => self.drive(flow, server)?,
+            EventKind::AckTimer { flow, generation } => {
+                if self.flows[flow].ack_generation == generation {
+                    self.drive(flow, false, true)?;
+                }
+            }
+            EventKind::Release { flow, server } => {
+                self.flows[flow].endpoint(server).release_scheduled = false;
+                self.drive(flow, server, true)?
+            }
+            EventKind::Stop { flow } => {
+                let f = &mut self.flows[flow];
+                if !f.done() {
+                    f.stopped_ns = Some(self.now);
+                    f.to_send = Some(0);
+                    if let Some(conn) = f.server.conn.as_mut() {
+                        let _ = conn.close(true, 0, b"done");
+                    }
+                    self.drive(flow, true, true)?;
+                }
+            }
+            EventKind::Change { link, change } => {
+                let spec = &mut self.links[link].spec;
+                if let Some(r) = change.rate {
+                    spec.rate_bps = r.0;
+                }
+                if let Some(d) = change.delay {
+                    spec.delay_ns = to_nanos(d.0);
+                }
+                if let Some(l) = change.loss {
+                    spec.loss = l;
+                }
+            }
+            EventKind::Background => self.background_arrival()?,
         }
         Ok(())
     }
 
-    fn endpoint(&mut self, flow: usize, server: bool) -> &mut Endpoint {
-        let f = &mut self.flows[flow];
-        if server {
-            &mut f.server
-        } else {
-            &mut f.client
+    fn background_arrival(&mut self) -> Result<()> {
+        let bg = self
+            .scenario
+            .background
+            .clone()
+            .expect("background configured");
+        if bg.stop.is_some_and(|s| self.now >= to_nanos(s.0)) {
+            return Ok(());
         }
+        // Pareto sizes with the configured mean: x_m = mean (a - 1) / a.
+        let shape = bg.pareto_shape;
+        let scale = bg.mean_bytes as f64 * (shape - 1.0) / shape;
+        let pareto = rand_distr::Pareto::new(scale, shape).expect("validated");
+        let bytes = (pareto.sample(&mut self.rng).round() as u64).max(1);
+        let cc = cc_spec(&bg.algorithm, &Default::default())?;
+        let [fwd, rev] = self.background_links.expect("background links");
+        self.add_flow(
+            cc,
+            true,
+            self.now,
+            Some(bytes),
+            [fwd, BOTTLENECK],
+            [REVERSE, rev],
+        )?;
+        self.in_service.resize_with(self.links.len(), || None);
+        let gap = self.exp_gap(bg.arrivals_per_sec);
+        self.schedule(self.now + gap, EventKind::Background);
+        Ok(())
+    }
+
+    fn start(&mut self, flow: usize) -> Result<()> {
+        self.in_service.resize_with(self.links.len(), || None);
+        let out_dir = self.options.out_dir.clone();
+        let qlog = self.scenario.qlog;
+        let f = &mut self.flows[flow];
+        let scid = conn_id(flow, false);
+        let scid = quiche::ConnectionId::from_ref(&scid);
+        let mut conn = quiche::connect(
+            Some("localhost"),
+            &scid,
+            f.client.addr,
+            f.server.addr,
+            &mut f.client.config,
+        )?;
+        if let (true, Some(dir)) = (qlog, &out_dir) {
+            set_qlog(&mut conn, dir, flow, "client")?;
+        }
+        f.client.conn = Some(conn);
+        self.drive(flow, false, true)
     }
 
     /// A packet reaches its next hop, or its endpoint.
     fn arrive(&mut self, mut packet: Packet) -> Result<()> {
-        let route = self.route(packet.flow, packet.to_server);
+        let f = &self.flows[packet.flow];
+        let route = if packet.to_server {
+            f.ack_route
+        } else {
+            f.data_route
+        };
         if let Some(&link) = route.get(packet.hop) {
             let mut in_service = None;
-            let action = self.links[link].enqueue(self.now, packet, &mut in_service);
-            if let LinkAction::TxDoneAt(end) = action {
+            if let LinkAction::TxDoneAt(end) =
+                self.links[link].enqueue(self.now, packet, &mut in_service)
+            {
                 self.in_service[link] = in_service;
                 self.schedule(end, EventKind::TxDone { link });
             }
             return Ok(());
         }
         let (flow, server) = (packet.flow, packet.to_server);
+        let now = self.now;
+        let max_ack_delay = to_nanos(self.scenario.receiver.max_ack_delay.0);
+        let out_dir = self.options.out_dir.clone();
+        let qlog = self.scenario.qlog;
         let f = &mut self.flows[flow];
+        let one_way = now - packet.sent_at;
         let (from, to) = if server {
+            f.last_reverse_delay_ns = Some(one_way);
             (f.client.addr, f.server.addr)
         } else {
+            if let Some(rev) = f.last_reverse_delay_ns {
+                f.rtt_samples_ns.push(one_way + rev);
+            }
             (f.server.addr, f.client.addr)
         };
         if server && f.server.conn.is_none() {
             let scid = conn_id(flow, true);
             let scid = quiche::ConnectionId::from_ref(&scid);
-            f.server.conn = Some(quiche::accept(&scid, None, to, from, &mut f.server_config)?);
+            let mut conn = quiche::accept(&scid, None, to, from, &mut f.server.config)?;
+            if let (true, Some(dir)) = (qlog, &out_dir) {
+                set_qlog(&mut conn, dir, flow, "server")?;
+            }
+            f.server.conn = Some(conn);
         }
         let ep = if server { &mut f.server } else { &mut f.client };
         if let Some(conn) = ep.conn.as_mut() {
             // A packet quiche cannot use is dropped, as on a real socket.
             let _ = conn.recv(&mut packet.data, quiche::RecvInfo { from, to });
+            if server {
+                let cwnd = conn.path_stats().next().map(|p| p.cwnd);
+                if let Some(cwnd) = cwnd {
+                    if f.cwnd_series.last().is_none_or(|(_, c)| *c != cwnd) {
+                        f.cwnd_series.push((now, cwnd));
+                    }
+                }
+            }
         }
-        self.drive(flow, server)
+        if !server {
+            // Receiver ACK policy: count the packet, arm the delayed-ACK
+            // deadline for the oldest unacknowledged one.
+            f.unacked_pkts += 1;
+            if f.ack_deadline.is_none() {
+                f.ack_deadline = Some(now + max_ack_delay);
+                f.ack_generation += 1;
+                let generation = f.ack_generation;
+                self.schedule(
+                    now + max_ack_delay,
+                    EventKind::AckTimer { flow, generation },
+                );
+            }
+        }
+        self.drive(flow, server, false)
+    }
+
+    /// Whether the client may send now under the receiver ACK policy. It
+    /// is only gated once the handshake is done and the request is sent:
+    /// from then on everything it sends is an ACK.
+    fn ack_allowed(&mut self, flow: usize, timer: bool) -> bool {
+        let every = self.scenario.receiver.ack_every_pkts;
+        let now = self.now;
+        let f = &mut self.flows[flow];
+        let gated = f.request_sent && f.client.conn.as_ref().is_some_and(|c| c.is_established());
+        if !gated || timer || f.unacked_pkts >= every || f.ack_deadline.is_some_and(|d| d <= now) {
+            f.unacked_pkts = 0;
+            f.ack_deadline = None;
+            f.ack_generation += 1;
+            true
+        } else {
+            false
+        }
     }
 
     /// Application logic, then everything quiche wants to send now, then
-    /// the endpoint's timer.
-    fn drive(&mut self, flow: usize, server: bool) -> Result<()> {
+    /// the endpoint's timer. `timer`: woken by a timer (the receiver may
+    /// send regardless of its ACK policy).
+    fn drive(&mut self, flow: usize, server: bool, timer: bool) -> Result<()> {
         self.application(flow, server)?;
         let now = self.now;
-        loop {
-            let f = &mut self.flows[flow];
-            let ep = if server { &mut f.server } else { &mut f.client };
-            if let Some((_, at)) = &ep.held {
-                if *at > now {
-                    let at = *at;
+        let may_send = server || self.ack_allowed(flow, timer);
+        while may_send {
+            let ep = self.flows[flow].endpoint(server);
+            // quiche's pacer (gcongestion) returns with each packet the
+            // earliest time of the *next* one; it records the packet it
+            // returns as sent now. So the packet goes now and the next
+            // send() call waits for `at`.
+            if ep.next_send_ns > now {
+                let at = ep.next_send_ns;
+                if !ep.release_scheduled {
+                    ep.release_scheduled = true;
                     self.schedule(at, EventKind::Release { flow, server });
-                    break;
                 }
-                let (data, _) = ep.held.take().unwrap();
-                self.transmit(flow, server, data)?;
-                continue;
+                break;
             }
             let Some(conn) = ep.conn.as_mut() else {
                 break;
             };
             match conn.send(&mut self.buf) {
                 Ok((len, info)) => {
-                    let at = to_nanos(info.at.saturating_duration_since(self.base));
+                    ep.next_send_ns = to_nanos(info.at.saturating_duration_since(self.base));
                     let data = self.buf[..len].to_vec();
-                    if at > now {
-                        self.endpoint(flow, server).held = Some((data, at));
-                    } else {
-                        self.transmit(flow, server, data)?;
-                    }
+                    self.transmit(flow, server, data)?;
                 }
                 Err(quiche::Error::Done) => break,
                 Err(e) => return Err(e).context("quiche send"),
             }
         }
         let base = self.base;
-        let ep = self.endpoint(flow, server);
+        let ep = self.flows[flow].endpoint(server);
         ep.timer_generation += 1;
         let generation = ep.timer_generation;
         if let Some(t) = ep.conn.as_ref().and_then(|c| c.timeout_instant()) {
@@ -526,6 +896,7 @@ impl Simulator {
             flow,
             to_server: !server,
             hop: 0,
+            sent_at: self.now,
             data,
         })
     }
@@ -544,12 +915,13 @@ impl Simulator {
                     fin |= done;
                 }
                 if fin {
-                    f.to_send = Some(f.spec.bytes);
+                    f.to_send = Some(f.bytes_target.unwrap_or(u64::MAX));
                 }
             }
             while let Some(remaining) = f.to_send.filter(|r| *r > 0) {
                 let n = remaining.min(self.zeros.len() as u64) as usize;
-                match conn.stream_send(STREAM_ID, &self.zeros[..n], n as u64 == remaining) {
+                let fin = f.bytes_target.is_some() && n as u64 == remaining;
+                match conn.stream_send(STREAM_ID, &self.zeros[..n], fin) {
                     Ok(written) => f.to_send = Some(remaining - written as u64),
                     Err(quiche::Error::Done) => break,
                     Err(e) => return Err(e).context("server stream_send"),
@@ -564,9 +936,11 @@ impl Simulator {
                 f.request_sent = true;
             }
             while let Ok((n, fin)) = conn.stream_recv(STREAM_ID, &mut self.buf) {
-                f.received += n as u64;
-                if fin && f.done_at.is_none() {
-                    f.done_at = Some(now);
+                if f.stopped_ns.is_none() {
+                    f.received += n as u64;
+                }
+                if fin && f.completed_ns.is_none() {
+                    f.completed_ns = Some(now);
                 }
             }
         }
@@ -574,7 +948,24 @@ impl Simulator {
     }
 }
 
-/// Runs `spec` to completion (or its time limit).
-pub fn run(spec: &NetworkSpec) -> Result<SimResult> {
-    Simulator::new(spec)?.run()
+fn set_qlog(
+    conn: &mut quiche::Connection,
+    dir: &std::path::Path,
+    flow: usize,
+    side: &str,
+) -> Result<()> {
+    let path = dir.join(format!("flow-{flow}-{side}.sqlog"));
+    let file =
+        std::fs::File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    conn.set_qlog(
+        Box::new(std::io::BufWriter::new(file)),
+        format!("flow {flow} {side}"),
+        format!("quiche-vegas simulator, flow {flow}, {side}"),
+    );
+    Ok(())
+}
+
+/// Runs `scenario` to completion (or its time limit).
+pub fn run(scenario: &Scenario, options: RunOptions) -> Result<SimResult> {
+    Simulator::new(scenario, options)?.run()
 }

@@ -1,0 +1,305 @@
+//! Metrics of a run and the JSON summary (`vegas-lab run --json`).
+//!
+//! Definitions:
+//! - `goodput_bps`: bytes delivered * 8 over the flow's active time (start to
+//!   last byte, or to the end of its duration / the run).
+//! - `mean_rtt_ms`, `p95_rtt_ms`: network RTT samples, one per data packet:
+//!   its one-way delay (queueing included) plus the latest one-way delay of
+//!   the reverse path. They exclude the receiver's ACK delay.
+//! - `slow_start_exit_s` / `_cwnd_pkts`: vegas-cc controllers report it (the
+//!   `SlowStartExit` record); for quiche's own algorithms it is the first
+//!   decrease of the sender's window, with the window just before it.
+//! - `convergence_rtts`: C_time = T / BaseRTT (Vanichpun & Feng, seed 004,
+//!   eq. 4). Operational definition of "reached equilibrium": W_eq is the
+//!   median window (packets) over the second half of the flow's active
+//!   time; T is the time from the flow's start until the window enters
+//!   W_eq +- max(2 packets, 10% of W_eq) and stays there for the rest of the
+//!   flow. BaseRTT is the smallest network RTT sample. Null when the flow
+//!   never settles or lasted less than 10 BaseRTTs.
+//! - `jain_index`: (sum x)^2 / (n sum x^2) over the flows' goodputs (seed
+//!   000 section V-A).
+//! - `loss_based_over_vegas`: bytes delivered by the loss-based flows
+//!   (newreno, reno, cubic) over those of the Vegas-family flows, the
+//!   ACK_R/ACK_V ratio of seed 003's tables; null without both groups.
+//! - links: `utilization` = serializer busy time / run time; queues are
+//!   waiting packets, time-weighted.
+
+use serde::Serialize;
+
+use super::net::FlowResult;
+use super::net::SimResult;
+use super::scenario::Scenario;
+use super::Nanos;
+
+#[derive(Debug, Serialize)]
+pub struct FlowReport {
+    pub id: usize,
+    pub algorithm: &'static str,
+    pub bytes_delivered: u64,
+    pub goodput_bps: f64,
+    pub retransmitted_bytes: u64,
+    pub lost_packets: u64,
+    pub pto_count: u64,
+    pub completion_s: Option<f64>,
+    pub slow_start_exit_s: Option<f64>,
+    pub slow_start_exit_cwnd_pkts: Option<f64>,
+    pub convergence_rtts: Option<f64>,
+    pub mean_rtt_ms: Option<f64>,
+    pub p95_rtt_ms: Option<f64>,
+    pub base_rtt_ms: Option<f64>,
+    /// The flow neither completed nor reached its duration.
+    pub unfinished: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LinkReport {
+    pub id: String,
+    pub utilization: f64,
+    pub mean_queue_pkts: f64,
+    pub p95_queue_pkts: usize,
+    pub max_queue_pkts: usize,
+    /// Drop-tail drops plus random losses.
+    pub drops: u64,
+    pub random_losses: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BackgroundReport {
+    pub flows: usize,
+    pub completed: usize,
+    pub bytes_delivered: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub scenario: String,
+    pub seed: u64,
+    pub version: &'static str,
+    pub sim_seconds: f64,
+    pub wall_seconds: f64,
+    /// The time limit ended the run with flows unfinished.
+    pub timed_out: bool,
+    pub events: u64,
+    pub jain_index: Option<f64>,
+    pub loss_based_over_vegas: Option<f64>,
+    pub flows: Vec<FlowReport>,
+    pub links: Vec<LinkReport>,
+    pub background: Option<BackgroundReport>,
+}
+
+fn secs(ns: Nanos) -> f64 {
+    ns as f64 / 1e9
+}
+
+fn percentile(sorted: &[Nanos], q: f64) -> Option<Nanos> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((sorted.len() as f64 * q).ceil() as usize).clamp(1, sorted.len());
+    Some(sorted[rank - 1])
+}
+
+/// Jain's fairness index of `xs`.
+pub fn jain_index(xs: &[f64]) -> Option<f64> {
+    let sum: f64 = xs.iter().sum();
+    let sq: f64 = xs.iter().map(|x| x * x).sum();
+    (!xs.is_empty() && sq > 0.0).then(|| sum * sum / (xs.len() as f64 * sq))
+}
+
+/// Convergence time in BaseRTTs (see the module docs for the definition).
+pub fn convergence_rtts(
+    cwnd_pkts: &[(Nanos, f64)],
+    start: Nanos,
+    end: Nanos,
+    base_rtt: Nanos,
+) -> Option<f64> {
+    if base_rtt == 0 || end <= start || end - start < 10 * base_rtt || cwnd_pkts.is_empty() {
+        return None;
+    }
+    let half = start + (end - start) / 2;
+    // Window in force over [half, end], weighted by time.
+    let mut weighted: Vec<(f64, Nanos)> = Vec::new();
+    for (i, (t, w)) in cwnd_pkts.iter().enumerate() {
+        let next = cwnd_pkts.get(i + 1).map_or(end, |(t, _)| *t).min(end);
+        let from = (*t).max(half);
+        if next > from {
+            weighted.push((*w, next - from));
+        }
+    }
+    if weighted.is_empty() {
+        weighted.push((cwnd_pkts.last()?.1, 1));
+    }
+    weighted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: Nanos = weighted.iter().map(|(_, d)| d).sum();
+    let mut acc = 0;
+    let mut w_eq = weighted[0].0;
+    for (w, d) in &weighted {
+        acc += d;
+        if acc * 2 >= total {
+            w_eq = *w;
+            break;
+        }
+    }
+    let band = (0.1 * w_eq).max(2.0);
+    // The last time the window was outside the band; equilibrium starts at
+    // the next change.
+    let mut settled_at = start;
+    for (i, (_, w)) in cwnd_pkts.iter().enumerate() {
+        if (w - w_eq).abs() > band {
+            settled_at = cwnd_pkts.get(i + 1).map_or(end, |(t, _)| *t);
+        }
+    }
+    (settled_at < end).then(|| (settled_at.saturating_sub(start)) as f64 / base_rtt as f64)
+}
+
+fn slow_start_exit(f: &FlowResult, mds: usize) -> (Option<f64>, Option<f64>) {
+    if f.trace.is_some() {
+        return (
+            f.slow_start_exit.map(|(t, _)| secs(t - f.start_ns)),
+            f.slow_start_exit.map(|(_, c)| c as f64 / mds as f64),
+        );
+    }
+    for w in f.cwnd_series.windows(2) {
+        if w[1].1 < w[0].1 {
+            return (
+                Some(secs(w[1].0 - f.start_ns)),
+                Some(w[0].1 as f64 / mds as f64),
+            );
+        }
+    }
+    (None, None)
+}
+
+fn flow_report(f: &FlowResult, run_end: Nanos, mds: usize) -> FlowReport {
+    let end = f.completed_ns.or(f.stopped_ns).unwrap_or(run_end);
+    let active = end.saturating_sub(f.start_ns);
+    let mut rtts = f.rtt_samples_ns.clone();
+    rtts.sort_unstable();
+    let base_rtt = rtts.first().copied();
+    let mean_rtt =
+        (!rtts.is_empty()).then(|| rtts.iter().map(|r| *r as f64).sum::<f64>() / rtts.len() as f64);
+    let cwnd_pkts: Vec<(Nanos, f64)> = f
+        .cwnd_series
+        .iter()
+        .map(|(t, c)| (*t, *c as f64 / mds as f64))
+        .collect();
+    let (ss_exit_s, ss_exit_cwnd) = slow_start_exit(f, mds);
+    FlowReport {
+        id: f.id,
+        algorithm: f.algorithm,
+        bytes_delivered: f.bytes_delivered,
+        goodput_bps: if active > 0 {
+            f.bytes_delivered as f64 * 8.0 / secs(active)
+        } else {
+            0.0
+        },
+        retransmitted_bytes: f.retransmitted_bytes,
+        lost_packets: f.lost_packets,
+        pto_count: f.pto_count,
+        completion_s: f.completed_ns.map(|t| secs(t - f.start_ns)),
+        slow_start_exit_s: ss_exit_s,
+        slow_start_exit_cwnd_pkts: ss_exit_cwnd,
+        convergence_rtts: base_rtt.and_then(|b| convergence_rtts(&cwnd_pkts, f.start_ns, end, b)),
+        mean_rtt_ms: mean_rtt.map(|m| m / 1e6),
+        p95_rtt_ms: percentile(&rtts, 0.95).map(|r| r as f64 / 1e6),
+        base_rtt_ms: base_rtt.map(|r| r as f64 / 1e6),
+        unfinished: f.completed_ns.is_none() && f.stopped_ns.is_none(),
+    }
+}
+
+fn is_vegas_family(algorithm: &str) -> bool {
+    algorithm.contains("vegas")
+}
+
+fn is_loss_based(algorithm: &str) -> bool {
+    matches!(algorithm, "newreno" | "reno" | "cubic")
+}
+
+/// The summary of `result`.
+pub fn report(scenario: &Scenario, result: &SimResult, wall_seconds: f64) -> Report {
+    let mds = result.max_datagram_size;
+    let flows: Vec<FlowReport> = result
+        .flows
+        .iter()
+        .filter(|f| !f.background)
+        .map(|f| flow_report(f, result.sim_ns, mds))
+        .collect();
+    let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+    let group = |pred: fn(&str) -> bool| -> u64 {
+        flows
+            .iter()
+            .filter(|f| pred(f.algorithm))
+            .map(|f| f.bytes_delivered)
+            .sum()
+    };
+    let (loss_based, vegas) = (group(is_loss_based), group(is_vegas_family));
+    let has_both = flows.iter().any(|f| is_loss_based(f.algorithm))
+        && flows.iter().any(|f| is_vegas_family(f.algorithm));
+    let links = result
+        .links
+        .iter()
+        .map(|(name, _, s)| LinkReport {
+            id: name.clone(),
+            utilization: s.busy_ns.min(result.sim_ns) as f64 / result.sim_ns.max(1) as f64,
+            mean_queue_pkts: s.mean_queue_pkts(result.sim_ns),
+            p95_queue_pkts: s.queue_quantile_pkts(0.95),
+            max_queue_pkts: s.max_queue_pkts,
+            drops: s.dropped_pkts + s.lost_pkts,
+            random_losses: s.lost_pkts,
+        })
+        .collect();
+    let bg: Vec<&FlowResult> = result.flows.iter().filter(|f| f.background).collect();
+    Report {
+        scenario: scenario.name.clone(),
+        seed: scenario.seed,
+        version: env!("CARGO_PKG_VERSION"),
+        sim_seconds: secs(result.sim_ns),
+        wall_seconds,
+        timed_out: result.timed_out,
+        events: result.events,
+        jain_index: jain_index(&goodputs),
+        loss_based_over_vegas: (has_both && vegas > 0).then(|| loss_based as f64 / vegas as f64),
+        flows,
+        links,
+        background: scenario.background.as_ref().map(|_| BackgroundReport {
+            flows: bg.len(),
+            completed: bg.iter().filter(|f| f.completed_ns.is_some()).count(),
+            bytes_delivered: bg.iter().map(|f| f.bytes_delivered).sum(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_of_equal_and_unequal_shares() {
+        assert_eq!(jain_index(&[5.0, 5.0]), Some(1.0));
+        assert!((jain_index(&[1.0, 0.0]).unwrap() - 0.5).abs() < 1e-12);
+        assert_eq!(jain_index(&[]), None);
+    }
+
+    #[test]
+    fn convergence_is_first_entry_into_the_final_band() {
+        let ms = 1_000_000;
+        // Window grows 2,4,...,64 then settles at 50 from t = 700 ms.
+        let mut series: Vec<(Nanos, f64)> = (0..6)
+            .map(|i| (i * 100 * ms, 2f64.powi(i as i32 + 1)))
+            .collect();
+        series.push((600 * ms, 64.0));
+        series.push((700 * ms, 50.0));
+        series.push((2000 * ms, 51.0));
+        let c = convergence_rtts(&series, 0, 10_000 * ms, 100 * ms).unwrap();
+        assert!((c - 7.0).abs() < 1e-9, "{c}");
+        // Too short a flow has no convergence time.
+        assert_eq!(convergence_rtts(&series, 0, 900 * ms, 100 * ms), None);
+    }
+
+    #[test]
+    fn percentiles_use_nearest_rank() {
+        let v: Vec<Nanos> = (1..=100).collect();
+        assert_eq!(percentile(&v, 0.95), Some(95));
+        assert_eq!(percentile(&[], 0.5), None);
+    }
+}

@@ -1,0 +1,621 @@
+//! Scenario files: TOML descriptions of an experiment (network, flows,
+//! receiver ACK policy, background traffic), `--set` overrides by dotted
+//! path, units, and validation that names the field, the value and what is
+//! allowed.
+//!
+//! ```toml
+//! name = "demo"
+//! duration = "120s"              # time limit
+//! [bottleneck]
+//! rate = "200KB/s"               # bit/s, kbit/s, Mbit/s, Gbit/s, B/s, KB/s, MB/s (K = 1000)
+//! delay = "25ms"                 # one-way propagation
+//! buffer_pkts = 10               # waiting room (the packet in service not counted)
+//! [[flows]]
+//! algorithm = "vegas"
+//! bytes = 1000000                # or duration = "30s"
+//! params = { alpha = 1, beta = 3 }
+//! ```
+//!
+//! Every key is listed in the structs below (`deny_unknown_fields`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use anyhow::anyhow;
+use anyhow::bail;
+use anyhow::Context;
+use anyhow::Result;
+use serde::de;
+use serde::Deserialize;
+use serde::Deserializer;
+use serde::Serialize;
+
+use crate::Algorithm;
+use crate::CcSpec;
+
+/// A rate in bit/s, written with a unit: `10Mbit/s`, `200KB/s`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Rate(pub u64);
+
+/// A duration written with a unit: `25ms`, `1.5s`, `200us`, `0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Dur(pub Duration);
+
+const RATE_UNITS: &[(&str, f64)] = &[
+    ("Gbit/s", 1e9),
+    ("Mbit/s", 1e6),
+    ("kbit/s", 1e3),
+    ("Kbit/s", 1e3),
+    ("bit/s", 1.0),
+    ("bps", 1.0),
+    ("GB/s", 8e9),
+    ("MB/s", 8e6),
+    ("KB/s", 8e3),
+    ("kB/s", 8e3),
+    ("B/s", 8.0),
+];
+
+const RATE_ALLOWED: &str =
+    "a positive number with a unit: bit/s, kbit/s, Mbit/s, Gbit/s, B/s, KB/s, MB/s, GB/s (K = 1000)";
+
+const DURATION_UNITS: &[(&str, f64)] = &[
+    ("ns", 1e-9),
+    ("us", 1e-6),
+    ("ms", 1e-3),
+    ("min", 60.0),
+    ("s", 1.0),
+];
+
+const DURATION_ALLOWED: &str = "a number >= 0 with a unit: ns, us, ms, s, min";
+
+impl Rate {
+    pub fn parse(text: &str) -> Result<Rate, String> {
+        let t = text.trim();
+        for (unit, scale) in RATE_UNITS {
+            if let Some(number) = t.strip_suffix(unit) {
+                let v: f64 = number
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("invalid rate `{text}`: {RATE_ALLOWED}"))?;
+                if !(v > 0.0) || !v.is_finite() {
+                    return Err(format!("invalid rate `{text}`: {RATE_ALLOWED}"));
+                }
+                return Ok(Rate((v * scale).round() as u64));
+            }
+        }
+        Err(format!("invalid rate `{text}`: {RATE_ALLOWED}"))
+    }
+}
+
+impl Dur {
+    pub fn parse(text: &str) -> Result<Dur, String> {
+        let t = text.trim();
+        if t == "0" {
+            return Ok(Dur(Duration::ZERO));
+        }
+        for (unit, scale) in DURATION_UNITS {
+            if let Some(number) = t.strip_suffix(unit) {
+                let v: f64 = number
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("invalid duration `{text}`: {DURATION_ALLOWED}"))?;
+                if !(v >= 0.0) || !v.is_finite() {
+                    return Err(format!("invalid duration `{text}`: {DURATION_ALLOWED}"));
+                }
+                return Ok(Dur(Duration::from_secs_f64(v * scale)));
+            }
+        }
+        Err(format!("invalid duration `{text}`: {DURATION_ALLOWED}"))
+    }
+}
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Rate::parse(&s).map_err(de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Dur::parse(&s).map_err(de::Error::custom)
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}bit/s", self.0)
+    }
+}
+
+/// A scheduled change of a link at time `at`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkChange {
+    pub at: Dur,
+    pub rate: Option<Rate>,
+    pub delay: Option<Dur>,
+    pub loss: Option<f64>,
+}
+
+/// A slowly varying delay (e.g. a LEO path): the delay moves between
+/// `min` and `max` as a triangle wave of `period`, updated every `step`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DelayVariation {
+    pub min: Dur,
+    pub max: Dur,
+    pub period: Dur,
+    #[serde(default = "default_variation_step")]
+    pub step: Dur,
+}
+
+fn default_variation_step() -> Dur {
+    Dur(Duration::from_millis(100))
+}
+
+/// The shared bottleneck link (the data direction).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Dur,
+    /// Drop-tail waiting room in packets.
+    pub buffer_pkts: usize,
+    /// Packet error rate in [0, 1).
+    #[serde(default)]
+    pub loss: f64,
+    /// Mean length of a loss burst in packets (1 = independent losses;
+    /// larger: a Gilbert two-state model with the same overall `loss`).
+    #[serde(default = "one")]
+    pub loss_burst_pkts: f64,
+    #[serde(default)]
+    pub changes: Vec<LinkChange>,
+    pub delay_variation: Option<DelayVariation>,
+    /// ACK aggregation: packets are held and released in a burst every
+    /// `aggregation` interval.
+    pub aggregation: Option<Dur>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// The reverse (ACK) path's shared link. Uncongested unless configured.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ReverseConfig {
+    /// Default 1 Gbit/s.
+    pub rate: Option<Rate>,
+    /// Default: the bottleneck's delay (a symmetric path).
+    pub delay: Option<Dur>,
+    /// Default 10000.
+    pub buffer_pkts: Option<usize>,
+    #[serde(default)]
+    pub loss: f64,
+    pub aggregation: Option<Dur>,
+}
+
+/// A flow's own access link between its sender and the bottleneck (the
+/// same delay is added on its reverse path).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AccessConfig {
+    #[serde(default = "default_access_rate")]
+    pub rate: Rate,
+    #[serde(default = "zero_dur")]
+    pub delay: Dur,
+    #[serde(default = "default_big_buffer")]
+    pub buffer_pkts: usize,
+    /// Scheduled changes, e.g. a route change (delay step). A delay change
+    /// applies to both directions of the access path.
+    #[serde(default)]
+    pub changes: Vec<LinkChange>,
+}
+
+impl Default for AccessConfig {
+    fn default() -> Self {
+        AccessConfig {
+            rate: default_access_rate(),
+            delay: zero_dur(),
+            buffer_pkts: default_big_buffer(),
+            changes: Vec::new(),
+        }
+    }
+}
+
+fn default_access_rate() -> Rate {
+    Rate(1_000_000_000)
+}
+fn default_big_buffer() -> usize {
+    10_000
+}
+fn zero_dur() -> Dur {
+    Dur(Duration::ZERO)
+}
+
+/// A flow: a client asks, the server (the sender under test) answers.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    pub algorithm: String,
+    #[serde(default)]
+    pub params: BTreeMap<String, toml::Value>,
+    /// Bytes to send; or
+    pub bytes: Option<u64>,
+    /// send for this long.
+    pub duration: Option<Dur>,
+    #[serde(default = "zero_dur")]
+    pub start: Dur,
+    #[serde(default)]
+    pub access: AccessConfig,
+}
+
+/// The receiver's ACK policy (what the QUIC ACK-frequency draft lets a
+/// sender ask for): acknowledge after `ack_every_pkts` packets or after
+/// `max_ack_delay`, whichever comes first. Defaults: RFC 9000 section
+/// 13.2.2 (every second packet) and 13.2.1 (25 ms).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ReceiverConfig {
+    #[serde(default = "default_ack_every")]
+    pub ack_every_pkts: u32,
+    #[serde(default = "default_max_ack_delay")]
+    pub max_ack_delay: Dur,
+}
+
+impl Default for ReceiverConfig {
+    fn default() -> Self {
+        ReceiverConfig {
+            ack_every_pkts: default_ack_every(),
+            max_ack_delay: default_max_ack_delay(),
+        }
+    }
+}
+
+fn default_ack_every() -> u32 {
+    2
+}
+fn default_max_ack_delay() -> Dur {
+    Dur(Duration::from_millis(25))
+}
+
+/// Short flows with Poisson arrivals and Pareto sizes, standing in for the
+/// Vegas paper's tcplib background traffic (seed 000 section IV-B).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundConfig {
+    #[serde(default = "default_background_algorithm")]
+    pub algorithm: String,
+    /// Mean arrivals per second (Poisson process).
+    pub arrivals_per_sec: f64,
+    /// Mean flow size in bytes.
+    pub mean_bytes: u64,
+    /// Pareto shape (> 1; heavier tail as it nears 1).
+    #[serde(default = "default_pareto_shape")]
+    pub pareto_shape: f64,
+    #[serde(default = "zero_dur")]
+    pub start: Dur,
+    pub stop: Option<Dur>,
+}
+
+fn default_background_algorithm() -> String {
+    "newreno".into()
+}
+fn default_pareto_shape() -> f64 {
+    1.2
+}
+
+/// A whole experiment.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Which paper figure or table it reproduces, if any.
+    #[serde(default)]
+    pub reproduces: String,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Time limit: the run ends here even if flows are not done.
+    pub duration: Dur,
+    #[serde(default = "default_mds")]
+    pub max_datagram_size: usize,
+    pub bottleneck: LinkConfig,
+    #[serde(default)]
+    pub reverse: ReverseConfig,
+    #[serde(default)]
+    pub receiver: ReceiverConfig,
+    pub flows: Vec<FlowConfig>,
+    pub background: Option<BackgroundConfig>,
+    /// Write one qlog per connection into the output folder.
+    #[serde(default)]
+    pub qlog: bool,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_mds() -> usize {
+    1200
+}
+
+/// Built-in scenarios: name, TOML.
+pub const BUILTINS: &[(&str, &str)] = &[("demo", include_str!("../../scenarios/demo.toml"))];
+
+/// Parses `value` as a TOML value (number, bool, string, array, table);
+/// anything TOML cannot read is taken as a plain string.
+fn toml_value(value: &str) -> toml::Value {
+    toml::from_str::<toml::Table>(&format!("v = {value}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()))
+}
+
+/// Sets `path` (dotted; numbers index arrays) to `value` in `doc`.
+pub fn apply_override(doc: &mut toml::Value, path: &str, value: &str) -> Result<()> {
+    let parts: Vec<&str> = path.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        bail!("invalid --set path `{path}`: use dotted keys such as bottleneck.buffer_pkts");
+    }
+    let mut node = doc;
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let here = parts[..i].join(".");
+        node = match node {
+            toml::Value::Table(t) => {
+                if last {
+                    t.insert(part.to_string(), toml_value(value));
+                    return Ok(());
+                }
+                t.entry(part.to_string())
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            }
+            toml::Value::Array(a) => {
+                let index: usize = part.parse().map_err(|_| {
+                    anyhow!("--set {path}: `{here}` is a list; `{part}` must be an index")
+                })?;
+                let len = a.len();
+                let slot = a.get_mut(index).ok_or_else(|| {
+                    anyhow!(
+                        "--set {path}: `{here}` has {len} entr{} (indexes 0..{}); {index} does not exist",
+                        if len == 1 { "y" } else { "ies" },
+                        len.saturating_sub(1)
+                    )
+                })?;
+                if last {
+                    *slot = toml_value(value);
+                    return Ok(());
+                }
+                slot
+            }
+            _ => bail!("--set {path}: `{here}` is a value, not a table or list"),
+        };
+    }
+    Ok(())
+}
+
+impl Scenario {
+    /// Reads a scenario from TOML text, applies `overrides` (`path=value`)
+    /// and validates it. `origin` names the source in errors.
+    pub fn from_toml(text: &str, origin: &str, overrides: &[String]) -> Result<Scenario> {
+        let mut doc: toml::Value =
+            toml::from_str(text).with_context(|| format!("{origin}: not valid TOML"))?;
+        for o in overrides {
+            let (path, value) = o
+                .split_once('=')
+                .ok_or_else(|| anyhow!("invalid --set `{o}`: expected path=value"))?;
+            apply_override(&mut doc, path.trim(), value.trim())?;
+        }
+        let scenario: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
+            let path = e.path().to_string();
+            anyhow!("{origin}: field `{path}`: {}", e.into_inner())
+        })?;
+        scenario
+            .validate()
+            .with_context(|| format!("{origin}: invalid scenario"))?;
+        Ok(scenario)
+    }
+
+    /// A built-in name or a file path.
+    pub fn load(name_or_path: &str, overrides: &[String]) -> Result<Scenario> {
+        if let Some((_, text)) = BUILTINS.iter().find(|(n, _)| *n == name_or_path) {
+            return Scenario::from_toml(text, name_or_path, overrides);
+        }
+        let text = std::fs::read_to_string(name_or_path).with_context(|| {
+            format!(
+                "`{name_or_path}` is neither a built-in scenario ({}) nor a readable file",
+                BUILTINS
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        Scenario::from_toml(&text, name_or_path, overrides)
+    }
+
+    /// The congestion control of flow `i`, validated.
+    pub fn flow_cc(&self, i: usize) -> Result<CcSpec> {
+        cc_spec(&self.flows[i].algorithm, &self.flows[i].params)
+            .with_context(|| format!("flows.{i}"))
+    }
+
+    fn validate(&self) -> Result<()> {
+        if self.duration.0.is_zero() {
+            bail!("field `duration`: value 0; allowed: a time limit > 0");
+        }
+        if self.max_datagram_size < 1200 || self.max_datagram_size > 65527 {
+            bail!(
+                "field `max_datagram_size`: value {}; allowed: 1200..=65527 bytes",
+                self.max_datagram_size
+            );
+        }
+        check_loss("bottleneck.loss", self.bottleneck.loss)?;
+        check_loss("reverse.loss", self.reverse.loss)?;
+        if !(self.bottleneck.loss_burst_pkts >= 1.0) {
+            bail!(
+                "field `bottleneck.loss_burst_pkts`: value {}; allowed: a mean burst length >= 1",
+                self.bottleneck.loss_burst_pkts
+            );
+        }
+        for (j, c) in self.bottleneck.changes.iter().enumerate() {
+            if let Some(l) = c.loss {
+                check_loss(&format!("bottleneck.changes.{j}.loss"), l)?;
+            }
+        }
+        if let Some(v) = &self.bottleneck.delay_variation {
+            if v.min.0 > v.max.0 || v.period.0.is_zero() || v.step.0.is_zero() {
+                bail!(
+                    "field `bottleneck.delay_variation`: need min <= max, period > 0 and step > 0"
+                );
+            }
+        }
+        if self.flows.is_empty() {
+            bail!("field `flows`: empty; allowed: at least one [[flows]] entry");
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            match (f.bytes, f.duration) {
+                (Some(0), _) => bail!("field `flows.{i}.bytes`: value 0; allowed: > 0"),
+                (Some(_), None) => {}
+                (None, Some(d)) if !d.0.is_zero() => {}
+                (None, Some(_)) => bail!("field `flows.{i}.duration`: value 0; allowed: > 0"),
+                (Some(_), Some(_)) => {
+                    bail!("flows.{i}: give `bytes` or `duration`, not both")
+                }
+                (None, None) => bail!("flows.{i}: give `bytes` or `duration`"),
+            }
+            self.flow_cc(i)?;
+        }
+        if let Some(b) = &self.background {
+            cc_spec(&b.algorithm, &BTreeMap::new()).context("background")?;
+            if !(b.arrivals_per_sec > 0.0) || !b.arrivals_per_sec.is_finite() {
+                bail!(
+                    "field `background.arrivals_per_sec`: value {}; allowed: > 0",
+                    b.arrivals_per_sec
+                );
+            }
+            if !(b.pareto_shape > 1.0) || !b.pareto_shape.is_finite() {
+                bail!(
+                    "field `background.pareto_shape`: value {}; allowed: > 1 (a finite mean)",
+                    b.pareto_shape
+                );
+            }
+            if b.mean_bytes == 0 {
+                bail!("field `background.mean_bytes`: value 0; allowed: > 0");
+            }
+        }
+        if self.receiver.ack_every_pkts == 0 {
+            bail!("field `receiver.ack_every_pkts`: value 0; allowed: >= 1");
+        }
+        Ok(())
+    }
+}
+
+fn check_loss(field: &str, loss: f64) -> Result<()> {
+    if !(0.0..1.0).contains(&loss) {
+        bail!("field `{field}`: value {loss}; allowed: a packet error rate in [0, 1)");
+    }
+    Ok(())
+}
+
+/// An algorithm name and TOML parameters as a validated [`CcSpec`].
+pub fn cc_spec(algorithm: &str, params: &BTreeMap<String, toml::Value>) -> Result<CcSpec> {
+    let algorithm: Algorithm = algorithm.parse()?;
+    let params = params
+        .iter()
+        .map(|(k, v)| {
+            let text = match v {
+                toml::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (k.clone(), text)
+        })
+        .collect();
+    Ok(CcSpec::new(algorithm, params)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_and_durations_parse_with_units() {
+        assert_eq!(Rate::parse("10Mbit/s").unwrap(), Rate(10_000_000));
+        assert_eq!(Rate::parse("200KB/s").unwrap(), Rate(1_600_000));
+        assert_eq!(Rate::parse("1.5 Gbit/s").unwrap(), Rate(1_500_000_000));
+        assert_eq!(Dur::parse("25ms").unwrap(), Dur(Duration::from_millis(25)));
+        assert_eq!(
+            Dur::parse("1.5s").unwrap(),
+            Dur(Duration::from_millis(1500))
+        );
+        assert_eq!(Dur::parse("0").unwrap(), Dur(Duration::ZERO));
+        for bad in ["-5Mbit/s", "0Mbit/s", "10", "10 furlongs/s", "NaNbit/s"] {
+            let e = Rate::parse(bad).unwrap_err();
+            assert!(e.contains(bad) && e.contains("Mbit/s"), "{e}");
+        }
+        assert!(Dur::parse("-1ms").is_err());
+        assert!(Dur::parse("5").is_err());
+    }
+
+    #[test]
+    fn builtin_demo_loads() {
+        let s = Scenario::load("demo", &[]).unwrap();
+        assert_eq!(s.flows.len(), 1);
+        assert_eq!(s.bottleneck.buffer_pkts, 10);
+        assert_eq!(s.bottleneck.rate, Rate(1_600_000));
+    }
+
+    #[test]
+    fn overrides_set_any_field_by_dotted_path() {
+        let s = Scenario::load(
+            "demo",
+            &[
+                "bottleneck.buffer_pkts=30".into(),
+                "flows.0.algorithm=newreno".into(),
+                "flows.0.params.pacing_gain=2".into(),
+                "bottleneck.rate=10Mbit/s".into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(s.bottleneck.buffer_pkts, 30);
+        assert_eq!(s.flows[0].algorithm, "newreno");
+        assert_eq!(s.bottleneck.rate, Rate(10_000_000));
+        assert_eq!(s.flow_cc(0).unwrap().params["pacing_gain"], "2");
+    }
+
+    fn err(overrides: &[&str]) -> String {
+        let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        format!("{:#}", Scenario::load("demo", &o).unwrap_err())
+    }
+
+    #[test]
+    fn bad_input_names_field_value_and_what_is_allowed() {
+        let e = err(&["flows.3.algorithm=vegas"]);
+        assert!(
+            e.contains("flows") && e.contains('3') && e.contains("1 entry"),
+            "{e}"
+        );
+        let e = err(&["bottleneck.sped=3"]);
+        assert!(e.contains("sped") && e.contains("rate"), "{e}");
+        let e = err(&["bottleneck.rate=-10Mbit/s"]);
+        assert!(
+            e.contains("bottleneck.rate") && e.contains("-10Mbit/s"),
+            "{e}"
+        );
+        let e = err(&["bottleneck.delay=20 parsecs"]);
+        assert!(e.contains("bottleneck.delay") && e.contains("ms"), "{e}");
+        let e = err(&["flows.0.algorithm=vegass"]);
+        assert!(e.contains("vegass") && e.contains("newreno"), "{e}");
+        let e = err(&["flows.0.params.alpha=9"]);
+        assert!(e.contains("alpha") || e.contains("beta"), "{e}");
+        let e = err(&["bottleneck.loss=1.5"]);
+        assert!(e.contains("bottleneck.loss") && e.contains("1.5"), "{e}");
+        let e = err(&["bottleneck.buffer_pkts=-3"]);
+        assert!(e.contains("bottleneck.buffer_pkts"), "{e}");
+    }
+}

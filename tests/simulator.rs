@@ -1,0 +1,285 @@
+//! The simulator: determinism, analytic link behaviour with real quiche
+//! flows, fairness, the receiver ACK policy, background traffic, outputs
+//! and the `vegas-lab` CLI contract.
+
+#![cfg(feature = "sim")]
+
+use std::process::Command;
+
+use quiche_vegas::sim::report::report;
+use quiche_vegas::sim::report::Report;
+use quiche_vegas::sim::run;
+use quiche_vegas::sim::RunOptions;
+use quiche_vegas::sim::Scenario;
+
+/// A 10 Mbit/s, 20 ms one-way dumbbell with one flow; `extra` in TOML.
+fn scenario(extra_flows: &str, bottleneck_extra: &str, sets: &[&str]) -> Scenario {
+    let text = format!(
+        r#"
+name = "test"
+duration = "30s"
+[bottleneck]
+rate = "10Mbit/s"
+delay = "20ms"
+buffer_pkts = 100
+{bottleneck_extra}
+{extra_flows}
+"#
+    );
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    Scenario::from_toml(&text, "test", &sets).expect("valid test scenario")
+}
+
+fn one_flow(algorithm: &str, what: &str) -> String {
+    format!("[[flows]]\nalgorithm = \"{algorithm}\"\n{what}\n")
+}
+
+fn run_report(s: &Scenario) -> Report {
+    let r = run(s, RunOptions::default()).expect("runs");
+    report(s, &r, 0.0)
+}
+
+fn json_without_wall_time(r: &Report) -> String {
+    let mut v = serde_json::to_value(r).unwrap();
+    v["wall_seconds"] = serde_json::Value::Null;
+    v.to_string()
+}
+
+#[test]
+fn same_seed_identical_json_and_another_seed_differs_under_random_loss() {
+    let s = scenario(
+        &one_flow("newreno", "bytes = 2000000"),
+        "loss = 0.01",
+        &["seed=5"],
+    );
+    let a = json_without_wall_time(&run_report(&s));
+    let b = json_without_wall_time(&run_report(&s));
+    assert_eq!(a, b);
+    let s2 = scenario(
+        &one_flow("newreno", "bytes = 2000000"),
+        "loss = 0.01",
+        &["seed=6"],
+    );
+    let c = json_without_wall_time(&run_report(&s2));
+    assert_ne!(a, c, "a different seed must change the random losses");
+}
+
+#[test]
+fn one_newreno_flow_fills_an_uncongested_path() {
+    // Buffer of one BDP (10 Mbit/s * 40 ms = 50 kB = ~42 packets) and more.
+    let s = scenario(&one_flow("newreno", "duration = \"20s\""), "", &[]);
+    let r = run_report(&s);
+    let bottleneck = &r.links[0];
+    assert!(bottleneck.utilization > 0.95, "{:?}", bottleneck);
+    // Goodput counts stream bytes only: QUIC/UDP headers take ~4%.
+    let goodput = r.flows[0].goodput_bps;
+    assert!(goodput > 0.9 * 10e6 && goodput < 10e6, "{goodput}");
+    // Base RTT = 2 * 20 ms propagation + serialization.
+    let base = r.flows[0].base_rtt_ms.unwrap();
+    assert!((40.0..42.0).contains(&base), "{base}");
+}
+
+#[test]
+fn two_identical_flows_share_fairly() {
+    let flows = format!(
+        "{}{}",
+        one_flow("newreno", "duration = \"30s\""),
+        one_flow("newreno", "duration = \"30s\"")
+    );
+    let r = run_report(&scenario(&flows, "", &[]));
+    let jain = r.jain_index.unwrap();
+    assert!(jain >= 0.95, "jain {jain}: {:?}", r.flows);
+}
+
+#[test]
+fn time_limit_ends_the_run_with_partial_metrics() {
+    let s = scenario(
+        &one_flow("vegas", "bytes = 100000000"),
+        "",
+        &["duration=2s"],
+    );
+    let r = run_report(&s);
+    assert!(r.timed_out);
+    assert!(r.flows[0].unfinished);
+    assert!(r.flows[0].bytes_delivered > 0);
+    assert_eq!(r.flows[0].completion_s, None);
+    assert!((r.sim_seconds - 2.0).abs() < 1e-9);
+}
+
+#[test]
+fn receiver_ack_policy_thins_the_ack_stream() {
+    let mut acks = Vec::new();
+    for n in [1, 2, 8] {
+        let s = scenario(
+            &one_flow("newreno", "bytes = 2000000"),
+            "",
+            &[&format!("receiver.ack_every_pkts={n}")],
+        );
+        let r = run(&s, RunOptions::default()).unwrap();
+        let reverse = &r.links[1].2;
+        acks.push(reverse.enqueued_pkts);
+        assert_eq!(r.flows[0].bytes_delivered, 2_000_000);
+    }
+    // ~1 ACK per data packet, ~1 per 2, ~1 per 8 (plus handshake and
+    // delayed-ACK timer ACKs).
+    assert!(acks[0] > acks[1] && acks[1] > acks[2], "{acks:?}");
+    assert!(acks[0] as f64 > 1.6 * acks[1] as f64, "{acks:?}");
+    assert!(acks[1] as f64 > 2.5 * acks[2] as f64, "{acks:?}");
+}
+
+#[test]
+fn a_route_change_moves_the_rtt() {
+    let flows = one_flow(
+        "newreno",
+        "duration = \"10s\"\naccess = { changes = [ { at = \"5s\", delay = \"40ms\" } ] }",
+    );
+    let s = scenario(&flows, "", &[]);
+    let r = run(&s, RunOptions::default()).unwrap();
+    let f = &r.flows[0];
+    // RTT samples before the change start near 40 ms; after it the path is
+    // 80 ms longer (40 ms each way).
+    let first = f.rtt_samples_ns[..50].iter().min().unwrap();
+    let last = f.rtt_samples_ns[f.rtt_samples_ns.len() - 50..]
+        .iter()
+        .min()
+        .unwrap();
+    assert!(*first < 45_000_000, "{first}");
+    assert!(*last > 120_000_000, "{last}");
+}
+
+#[test]
+fn background_flows_arrive_and_complete() {
+    let text = "[background]\narrivals_per_sec = 20\nmean_bytes = 20000\n";
+    let s = scenario(
+        &format!("{}{text}", one_flow("vegas", "duration = \"10s\"")),
+        "",
+        &[],
+    );
+    let r = run_report(&s);
+    let bg = r.background.unwrap();
+    // ~200 arrivals expected in 10 s.
+    assert!(bg.flows > 120 && bg.flows < 300, "{bg:?}");
+    assert!(bg.completed > bg.flows / 2, "{bg:?}");
+    assert_eq!(
+        r.flows.len(),
+        1,
+        "background flows are not in the flow list"
+    );
+}
+
+#[test]
+fn queue_logs_and_qlogs_are_written() {
+    let dir = std::env::temp_dir().join(format!("vegas-sim-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let s = scenario(&one_flow("vegas", "bytes = 300000"), "", &["qlog=true"]);
+    let options = RunOptions {
+        out_dir: Some(dir.clone()),
+        progress: None,
+    };
+    let r = run(&s, options).unwrap();
+    let log = std::fs::read_to_string(dir.join("bottleneck.queue")).unwrap();
+    let lines: Vec<&str> = log.lines().filter(|l| !l.starts_with('#')).collect();
+    // One `+` and one `-` per packet that crossed the bottleneck.
+    let enq = lines
+        .iter()
+        .filter(|l| l.split(' ').nth(1) == Some("+"))
+        .count();
+    assert_eq!(enq as u64, r.links[0].2.enqueued_pkts);
+    for l in &lines {
+        let fields: Vec<&str> = l.split(' ').collect();
+        assert_eq!(fields.len(), 5, "{l}");
+        fields[0].parse::<f64>().unwrap();
+        fields[3].parse::<usize>().unwrap();
+    }
+    let qlog = std::fs::read_to_string(dir.join("flow-0-server.sqlog")).unwrap();
+    assert!(
+        qlog.contains("vegas:round_decision"),
+        "our events are in the connection's qlog"
+    );
+    assert!(qlog.contains("recovery:metrics_updated") || qlog.contains("quic:"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn vegas_lab(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_vegas-lab"))
+        .args(args)
+        .output()
+        .expect("vegas-lab runs")
+}
+
+#[test]
+fn cli_json_contract() {
+    let out = vegas_lab(&[
+        "run",
+        "demo",
+        "--json",
+        "--set",
+        "flows.0.algorithm=newreno",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "scenario",
+        "seed",
+        "sim_seconds",
+        "wall_seconds",
+        "jain_index",
+        "flows",
+        "links",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    let flow = &v["flows"][0];
+    for key in [
+        "id",
+        "algorithm",
+        "bytes_delivered",
+        "goodput_bps",
+        "retransmitted_bytes",
+        "lost_packets",
+        "pto_count",
+        "completion_s",
+        "slow_start_exit_s",
+        "slow_start_exit_cwnd_pkts",
+        "convergence_rtts",
+        "mean_rtt_ms",
+        "p95_rtt_ms",
+    ] {
+        assert!(flow.get(key).is_some(), "missing flows[].{key}");
+    }
+    assert_eq!(flow["algorithm"], "newreno");
+    let link = &v["links"][0];
+    for key in [
+        "id",
+        "utilization",
+        "mean_queue_pkts",
+        "p95_queue_pkts",
+        "max_queue_pkts",
+        "drops",
+    ] {
+        assert!(link.get(key).is_some(), "missing links[].{key}");
+    }
+}
+
+#[test]
+fn cli_rejects_bad_input_before_running() {
+    let out = vegas_lab(&["run", "demo", "--set", "flows.3.algorithm=vegas"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("flows") && err.contains('3'), "{err}");
+    let out = vegas_lab(&["run", "demo", "--set", "bottleneck.rate=-1Mbit/s"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("bottleneck.rate"),
+        "{err}"
+    );
+    let out = vegas_lab(&["run", "no-such-scenario"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("demo"), "{err}");
+    let out = vegas_lab(&["list"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("demo"));
+}
