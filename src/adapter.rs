@@ -74,12 +74,16 @@ pub fn build_controller(
     initial_cwnd_pkts: usize,
     max_datagram_size: usize,
 ) -> Result<Box<dyn Controller>, Error> {
-    match spec.algorithm {
-        Algorithm::Vegas => Ok(Box::new(params::vegas(
+    if let Some(family) = spec.algorithm.family() {
+        return Ok(Box::new(params::vegas(
+            family,
+            spec.algorithm.name(),
             &spec.params,
             initial_cwnd_pkts,
             max_datagram_size,
-        )?)),
+        )?));
+    }
+    match spec.algorithm {
         Algorithm::NewReno => Ok(Box::new(params::newreno(
             &spec.params,
             initial_cwnd_pkts,

@@ -1,9 +1,11 @@
 //! Algorithm names and parameters, and the one call that configures a
 //! `quiche::Config` for them.
 //!
-//! Names: the `vegas-cc` controllers (`vegas`, `newreno`) run through the
-//! patched quiche's public congestion trait; quiche's own `reno`, `cubic` and
-//! `bbr2` are selected with `Config::set_cc_algorithm()` and stay untouched.
+//! Names: the `vegas-cc` controllers (the Vegas family `vegas`, `vegas-a`,
+//! `gallop-vegas`, `vegas-compat` and their combinations, and `newreno`) run
+//! through the patched quiche's public congestion trait; quiche's own
+//! `reno`, `cubic` and `bbr2` are selected with `Config::set_cc_algorithm()`
+//! and stay untouched.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -19,6 +21,20 @@ use crate::Trace;
 pub enum Algorithm {
     /// TCP Vegas (Brakmo & Peterson 1995), from `vegas-cc`.
     Vegas,
+    /// Vegas with Vegas-A adaptive alpha/beta (Srijith et al. 2005).
+    VegasA,
+    /// Vegas with Gallop-Vegas slow start (Ho, Chan & Chen).
+    GallopVegas,
+    /// Gallop-Vegas slow start and Vegas-A avoidance.
+    GallopVegasA,
+    /// Vegas with Reno-compatible alpha/beta (Feng & Vanichpun 2003).
+    VegasCompat,
+    /// Vegas-A starting from Reno-compatible alpha/beta.
+    VegasACompat,
+    /// Gallop-Vegas slow start with Reno-compatible alpha/beta.
+    GallopVegasCompat,
+    /// Gallop-Vegas slow start, Vegas-A avoidance, Reno-compatible start.
+    GallopVegasACompat,
     /// NewReno (RFC 9002 section 7), from `vegas-cc`.
     NewReno,
     /// quiche's built-in Reno.
@@ -29,20 +45,43 @@ pub enum Algorithm {
     QuicheBbr2,
 }
 
+/// How a Vegas-family algorithm is composed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Family {
+    pub gallop_slow_start: bool,
+    pub vegas_a_avoidance: bool,
+    pub reno_compat: bool,
+}
+
 impl Algorithm {
     /// Every algorithm, in the order names are listed in errors.
-    pub const ALL: [Algorithm; 5] = [
+    pub const ALL: [Algorithm; 12] = [
         Algorithm::Vegas,
+        Algorithm::VegasA,
+        Algorithm::GallopVegas,
+        Algorithm::GallopVegasA,
+        Algorithm::VegasCompat,
+        Algorithm::VegasACompat,
+        Algorithm::GallopVegasCompat,
+        Algorithm::GallopVegasACompat,
         Algorithm::NewReno,
         Algorithm::QuicheReno,
         Algorithm::QuicheCubic,
         Algorithm::QuicheBbr2,
     ];
 
-    /// The name used on command lines and in scenario files.
+    /// The name used on command lines and in scenario files (the Vegas
+    /// family's names are `vegas_cc::vegas::FAMILY_NAMES`).
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Vegas => "vegas",
+            Algorithm::VegasA => "vegas-a",
+            Algorithm::GallopVegas => "gallop-vegas",
+            Algorithm::GallopVegasA => "gallop-vegas-a",
+            Algorithm::VegasCompat => "vegas-compat",
+            Algorithm::VegasACompat => "vegas-a-compat",
+            Algorithm::GallopVegasCompat => "gallop-vegas-compat",
+            Algorithm::GallopVegasACompat => "gallop-vegas-a-compat",
             Algorithm::NewReno => "newreno",
             Algorithm::QuicheReno => "reno",
             Algorithm::QuicheCubic => "cubic",
@@ -50,10 +89,30 @@ impl Algorithm {
         }
     }
 
+    /// The composition of a Vegas-family algorithm (None for others).
+    pub fn family(self) -> Option<Family> {
+        let (gallop_slow_start, vegas_a_avoidance, reno_compat) = match self {
+            Algorithm::Vegas => (false, false, false),
+            Algorithm::VegasA => (false, true, false),
+            Algorithm::GallopVegas => (true, false, false),
+            Algorithm::GallopVegasA => (true, true, false),
+            Algorithm::VegasCompat => (false, false, true),
+            Algorithm::VegasACompat => (false, true, true),
+            Algorithm::GallopVegasCompat => (true, false, true),
+            Algorithm::GallopVegasACompat => (true, true, true),
+            _ => return None,
+        };
+        Some(Family {
+            gallop_slow_start,
+            vegas_a_avoidance,
+            reno_compat,
+        })
+    }
+
     /// The parameters the algorithm accepts (`--cc-param key=value`).
     pub fn param_names(self) -> &'static [&'static str] {
         match self {
-            Algorithm::Vegas => crate::adapter::VEGAS_PARAMS,
+            a if a.family().is_some() => crate::adapter::VEGAS_PARAMS,
             Algorithm::NewReno => crate::adapter::NEWRENO_PARAMS,
             _ => &[],
         }
@@ -61,7 +120,7 @@ impl Algorithm {
 
     /// Whether the controller comes from `vegas-cc` (else it is quiche's).
     pub fn is_vegas_cc(self) -> bool {
-        matches!(self, Algorithm::Vegas | Algorithm::NewReno)
+        self.family().is_some() || self == Algorithm::NewReno
     }
 
     fn valid_names() -> String {
@@ -163,7 +222,7 @@ impl CcSpec {
                 config.set_congestion_controller_factory(None);
                 config.set_cc_algorithm(quiche::CongestionControlAlgorithm::Bbr2Gcongestion)
             }
-            Algorithm::Vegas | Algorithm::NewReno => {
+            _ => {
                 config.set_congestion_controller_factory(Some(Arc::new(VegasCcFactory::new(
                     self.clone(),
                     trace,

@@ -12,18 +12,29 @@ use std::time::Duration;
 use vegas_cc::sampler::ActualBytes;
 use vegas_cc::sampler::BaseRttMode;
 use vegas_cc::sampler::RoundRttStat;
+use vegas_cc::CompatApproach;
+use vegas_cc::GammaApproach;
 use vegas_cc::NewReno;
 use vegas_cc::NewRenoConfig;
 use vegas_cc::PtoResponse;
 use vegas_cc::Vegas;
 use vegas_cc::VegasConfig;
 
+use crate::algorithm::Family;
 use crate::Error;
 use crate::Params;
 
-/// Keys `vegas` accepts.
+/// Keys the Vegas family accepts (`buffer_pkts`, `reno_flows`,
+/// `vegas_flows`, `approach` only with a `*-compat` name, and then all
+/// required).
 pub const VEGAS_PARAMS: &[&str] = &[
     "mode",
+    "buffer_pkts",
+    "reno_flows",
+    "vegas_flows",
+    "approach",
+    "gamma_rate",
+    "gamma_approach",
     "alpha",
     "beta",
     "gamma",
@@ -86,13 +97,15 @@ fn check_keys(params: &Params, allowed: &[&str], algorithm: &str) -> Result<(), 
     Ok(())
 }
 
-/// The Vegas controller for `params`.
+/// The Vegas-family controller `name` (composed as `family`) for `params`.
 pub fn vegas(
+    family: Family,
+    name: &str,
     params: &Params,
     initial_cwnd_pkts: usize,
     max_datagram_size: usize,
 ) -> Result<Vegas, Error> {
-    check_keys(params, VEGAS_PARAMS, "vegas")?;
+    check_keys(params, VEGAS_PARAMS, name)?;
     let mut c = match params.get("mode").map(String::as_str) {
         None | Some("default") => VegasConfig {
             initial_cwnd_pkts,
@@ -101,11 +114,65 @@ pub fn vegas(
         Some("paper") => VegasConfig::paper(),
         Some(other) => return Err(bad("mode", other, "paper or default")),
     };
+    if family.gallop_slow_start {
+        c = c.with_gallop();
+    }
+    if family.vegas_a_avoidance {
+        c = c.with_vegas_a();
+    }
+    const COMPAT_KEYS: [&str; 4] = ["buffer_pkts", "reno_flows", "vegas_flows", "approach"];
+    if family.reno_compat {
+        let get = |key: &str, allowed: &str| -> Result<String, Error> {
+            params
+                .get(key)
+                .cloned()
+                .ok_or_else(|| bad(key, "(missing)", &format!("{name} needs {allowed}")))
+        };
+        let buffer_pkts = get("buffer_pkts", "the bottleneck buffer in packets")?;
+        let reno_flows = get("reno_flows", "the number of Reno flows")?;
+        let vegas_flows = get("vegas_flows", "the number of Vegas flows")?;
+        let approach = get("approach", "approach = 1 or 2")?;
+        let approach: u8 = parse("approach", &approach, "1 or 2")?;
+        c = c.with_compat(
+            parse("buffer_pkts", &buffer_pkts, "a number of packets > 0")?,
+            parse("reno_flows", &reno_flows, "an integer >= 1")?,
+            parse("vegas_flows", &vegas_flows, "an integer >= 1")?,
+            CompatApproach::try_from(approach)?,
+        );
+    } else if let Some(key) = COMPAT_KEYS.iter().find(|k| params.contains_key(**k)) {
+        return Err(bad(
+            key,
+            &params[*key],
+            &format!("only the *-compat algorithms take {key}; use {name}-compat"),
+        ));
+    }
+    match (params.get("gamma_rate"), params.get("gamma_approach")) {
+        (Some(rate), approach) => {
+            let rate: f64 = parse("gamma_rate", rate, "an available rate in packets/s > 0")?;
+            let approach = match approach {
+                Some(a) => {
+                    let a: u8 = parse("gamma_approach", a, "1 or 2")?;
+                    GammaApproach::try_from(a)?
+                }
+                None => GammaApproach::Basic,
+            };
+            c = c.with_selected_gamma(rate, approach);
+        }
+        (None, Some(a)) => {
+            return Err(bad(
+                "gamma_approach",
+                a,
+                "set gamma_rate too (gamma selection needs the available rate)",
+            ))
+        }
+        (None, None) => {}
+    }
     c.max_datagram_size = max_datagram_size;
     for (key, v) in params {
         let v = v.as_str();
         match key.as_str() {
-            "mode" => {}
+            "mode" | "buffer_pkts" | "reno_flows" | "vegas_flows" | "approach" | "gamma_rate"
+            | "gamma_approach" => {}
             "alpha" => c.alpha_pkts = parse(key, v, "a number of packets > 0")?,
             "beta" => c.beta_pkts = parse(key, v, "a number of packets >= alpha")?,
             "gamma" => c.gamma_pkts = parse(key, v, "a number of packets > 0")?,
@@ -196,9 +263,87 @@ mod tests {
             .collect()
     }
 
+    const PLAIN: Family = Family {
+        gallop_slow_start: false,
+        vegas_a_avoidance: false,
+        reno_compat: false,
+    };
+
+    const COMPAT: Family = Family {
+        gallop_slow_start: false,
+        vegas_a_avoidance: false,
+        reno_compat: true,
+    };
+
+    #[test]
+    fn compat_needs_all_four_keys_and_takes_beta_from_the_formula() {
+        let p = params(&[
+            ("buffer_pkts", "100"),
+            ("reno_flows", "1"),
+            ("vegas_flows", "1"),
+            ("approach", "2"),
+        ]);
+        let v = vegas(COMPAT, "vegas-compat", &p, 10, 1200).unwrap();
+        // Seed 003 Table 4: B = 100, Approach 2 gives beta 46, alpha 45.
+        assert_eq!(v.beta_pkts(), 46.0);
+        assert_eq!(v.alpha_pkts(), 45.0);
+        let e = vegas(
+            COMPAT,
+            "vegas-compat",
+            &params(&[("buffer_pkts", "100")]),
+            10,
+            1200,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("reno_flows") && e.contains("vegas-compat"),
+            "{e}"
+        );
+        let e = vegas(PLAIN, "vegas", &params(&[("buffer_pkts", "100")]), 10, 1200)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("vegas-compat"), "{e}");
+        let mut bad_approach = p.clone();
+        bad_approach.insert("approach".into(), "3".into());
+        let e = vegas(COMPAT, "vegas-compat", &bad_approach, 10, 1200)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("approach") && e.contains('3'), "{e}");
+    }
+
+    #[test]
+    fn gamma_selection_parameters() {
+        let v = vegas(
+            PLAIN,
+            "vegas",
+            &params(&[("gamma_rate", "5000"), ("gamma_approach", "2")]),
+            10,
+            1200,
+        )
+        .unwrap();
+        assert_eq!(v.config().gamma_rate_pkts_per_sec, Some(5000.0));
+        assert_eq!(
+            v.config().gamma_approach,
+            GammaApproach::try_from(2).unwrap()
+        );
+        let e = vegas(
+            PLAIN,
+            "vegas",
+            &params(&[("gamma_approach", "2")]),
+            10,
+            1200,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("gamma_rate"), "{e}");
+    }
+
     #[test]
     fn explicit_keys_override_the_mode() {
         let v = vegas(
+            PLAIN,
+            "vegas",
             &params(&[("mode", "paper"), ("alpha", "2"), ("beta", "4")]),
             10,
             1200,
@@ -213,26 +358,38 @@ mod tests {
 
     #[test]
     fn default_mode_takes_the_stacks_initial_window() {
-        let v = vegas(&Params::new(), 10, 1350).unwrap();
+        let v = vegas(PLAIN, "vegas", &Params::new(), 10, 1350).unwrap();
         assert_eq!(v.config().initial_cwnd_pkts, 10);
         assert_eq!(v.config().max_datagram_size, 1350);
     }
 
     #[test]
     fn errors_name_field_value_and_what_is_allowed() {
-        let e = vegas(&params(&[("alpha", "4"), ("beta", "3")]), 10, 1200)
-            .unwrap_err()
-            .to_string();
+        let e = vegas(
+            PLAIN,
+            "vegas",
+            &params(&[("alpha", "4"), ("beta", "3")]),
+            10,
+            1200,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("alpha") || e.contains("beta"), "{e}");
-        let e = vegas(&params(&[("gamma", "NaN")]), 10, 1200)
+        let e = vegas(PLAIN, "vegas", &params(&[("gamma", "NaN")]), 10, 1200)
             .unwrap_err()
             .to_string();
         assert!(e.contains("gamma") && e.contains("NaN"), "{e}");
-        let e = vegas(&params(&[("round_rtt", "median")]), 10, 1200)
-            .unwrap_err()
-            .to_string();
+        let e = vegas(
+            PLAIN,
+            "vegas",
+            &params(&[("round_rtt", "median")]),
+            10,
+            1200,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("round_rtt") && e.contains("min or mean"), "{e}");
-        let e = vegas(&params(&[("alpah", "1")]), 10, 1200)
+        let e = vegas(PLAIN, "vegas", &params(&[("alpah", "1")]), 10, 1200)
             .unwrap_err()
             .to_string();
         assert!(e.contains("alpah") && e.contains("alpha"), "{e}");
@@ -244,7 +401,14 @@ mod tests {
 
     #[test]
     fn pacing_can_be_turned_off() {
-        let v = vegas(&params(&[("pacing_gain", "none")]), 10, 1200).unwrap();
+        let v = vegas(
+            PLAIN,
+            "vegas",
+            &params(&[("pacing_gain", "none")]),
+            10,
+            1200,
+        )
+        .unwrap();
         assert_eq!(v.config().pacing_gain, None);
         let r = newreno(&params(&[("pacing_gain", "2")]), 10, 1200).unwrap();
         assert_eq!(r.config().pacing_gain, Some(2.0));

@@ -19,11 +19,13 @@ pub enum Action {
     Hold,
     /// Congestion avoidance: Diff > beta, -1 packet per RTT.
     Decrease,
-    /// Slow start: this round the window grows.
+    /// Slow start: this round the window grows (Gallop-Vegas: the next
+    /// round grows by incr).
     SlowStartGrow,
     /// Slow start: this round the window is held (Vegas grows every other RTT).
     SlowStartHold,
-    /// Slow start ends (Diff > gamma): window cut by 1/8.
+    /// Slow start ends (Diff > gamma): window cut by 1/8 (Gallop-Vegas:
+    /// Diff >= beta, cut by the last increment and Diff - beta).
     SlowStartExit,
 }
 
@@ -77,6 +79,13 @@ pub enum SlowStartExitCause {
     Pto,
     /// cwnd reached ssthresh.
     Ssthresh,
+    /// Gallop-Vegas: Diff >= beta; the window was cut by the last increment
+    /// and the surplus Diff - beta (seed 002 III-C, status 2).
+    DiffAtLeastBeta,
+    /// Gallop-Vegas: gamma < Diff < beta halved the increment to one
+    /// packet (`ssthresh = 2` in seed 002 III-C); slow start ended one RTT
+    /// later.
+    IncrementAtOne,
 }
 
 impl SlowStartExitCause {
@@ -86,6 +95,8 @@ impl SlowStartExitCause {
             SlowStartExitCause::Loss => "loss",
             SlowStartExitCause::Pto => "pto",
             SlowStartExitCause::Ssthresh => "ssthresh",
+            SlowStartExitCause::DiffAtLeastBeta => "diff_at_least_beta",
+            SlowStartExitCause::IncrementAtOne => "increment_at_one",
         }
     }
 }

@@ -10,6 +10,13 @@
 //! Every controller shares the same [`Controller`] trait so that the quiche
 //! adapter (in the `quiche-vegas` crate), the simulator and the tests treat
 //! them alike.
+//!
+//! The Vegas family is one controller, [`Vegas`], composed by
+//! [`VegasConfig`]: Vegas or Gallop-Vegas slow start ([`gallop`]), Vegas or
+//! Vegas-A congestion avoidance ([`vegas_a`]), fixed or Reno-compatible
+//! alpha/beta ([`reno_compat`]), fixed or selected gamma ([`transient`]).
+//! [`Controller::name`] tells the members apart (`vegas`, `vegas-a`,
+//! `gallop-vegas`, `vegas-compat`, ...; see [`vegas`]).
 
 #![forbid(unsafe_code)]
 
@@ -19,21 +26,31 @@ use std::time::Instant;
 
 mod error;
 pub mod events;
+pub mod gallop;
 pub mod newreno;
 pub mod reno_compat;
 pub mod sampler;
 pub mod transient;
 pub mod vegas;
+pub mod vegas_a;
+
+#[cfg(test)]
+mod bottleneck_tests;
 
 pub use error::ParamError;
 pub use events::ControllerEvent;
 pub use events::EventQueue;
 pub use newreno::NewReno;
 pub use newreno::NewRenoConfig;
+pub use reno_compat::CompatApproach;
 pub use sampler::RoundSample;
 pub use sampler::RoundSampler;
 pub use sampler::SamplerConfig;
+pub use transient::GammaApproach;
+pub use vegas::AlphaBetaSource;
+pub use vegas::AvoidanceKind;
 pub use vegas::PtoResponse;
+pub use vegas::SlowStartKind;
 pub use vegas::Vegas;
 pub use vegas::VegasConfig;
 

@@ -95,6 +95,23 @@ impl FromStr for CompatApproach {
     }
 }
 
+impl TryFrom<u8> for CompatApproach {
+    type Error = ParamError;
+
+    /// 1: Approach 1, 2: Approach 2.
+    fn try_from(number: u8) -> Result<Self, Self::Error> {
+        match number {
+            1 => Ok(CompatApproach::One),
+            2 => Ok(CompatApproach::Two),
+            _ => Err(ParamError::new(
+                "approach",
+                number,
+                "1 or 2 (Feng & Vanichpun, section 3.1)",
+            )),
+        }
+    }
+}
+
 fn check_buffer(buffer_pkts: f64) -> Result<(), ParamError> {
     if buffer_pkts.is_finite() && buffer_pkts > 0.0 {
         Ok(())
@@ -459,6 +476,8 @@ mod tests {
         assert_eq!("3".parse::<CompatApproach>().unwrap_err().field, "approach");
         assert_eq!(" Two".parse::<CompatApproach>(), Ok(Two));
         assert_eq!("1".parse::<CompatApproach>(), Ok(One));
+        assert_eq!(CompatApproach::try_from(2), Ok(Two));
+        assert_eq!(CompatApproach::try_from(3).unwrap_err().field, "approach");
         let ratio = vegas_to_reno_throughput_ratio(50.0, 100.0, 1, 2, One);
         assert_eq!(ratio.unwrap_err().field, "vegas_queue_pkts");
     }

@@ -306,6 +306,56 @@ pub enum GammaApproach {
     Enhanced,
 }
 
+impl GammaApproach {
+    /// `1` (Basic) or `2` (Enhanced).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GammaApproach::Basic => "1",
+            GammaApproach::Enhanced => "2",
+        }
+    }
+}
+
+impl std::fmt::Display for GammaApproach {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for GammaApproach {
+    type Err = ParamError;
+
+    /// Accepts `1`, `basic`, `2`, `enhanced` (ASCII case-insensitive).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "1" | "basic" => Ok(GammaApproach::Basic),
+            "2" | "enhanced" => Ok(GammaApproach::Enhanced),
+            _ => Err(ParamError::new(
+                "gamma_approach",
+                text,
+                "1 (basic, eq. 14) or 2 (enhanced, eq. 15)",
+            )),
+        }
+    }
+}
+
+impl TryFrom<u8> for GammaApproach {
+    type Error = ParamError;
+
+    /// 1: Approach 1 (eq. 14), 2: Approach 2 (eq. 15).
+    fn try_from(number: u8) -> Result<Self, Self::Error> {
+        match number {
+            1 => Ok(GammaApproach::Basic),
+            2 => Ok(GammaApproach::Enhanced),
+            _ => Err(ParamError::new(
+                "gamma_approach",
+                number,
+                "1 (basic, eq. 14) or 2 (enhanced, eq. 15)",
+            )),
+        }
+    }
+}
+
 /// A gamma chosen by eq. 14 or 15.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GammaChoice {
@@ -942,6 +992,25 @@ mod tests {
         // example 1 (paper: 108) and 34 for example 2 (paper: 26). Pinned.
         assert_eq!(gallop_rtts_to_bandwidth(17, 628.0), Ok(121.0));
         assert_eq!(gallop_rtts_to_bandwidth(9, 159.25), Ok(34.0));
+    }
+
+    #[test]
+    fn gamma_approach_parses_and_names_the_field() {
+        assert_eq!("1".parse::<GammaApproach>(), Ok(GammaApproach::Basic));
+        assert_eq!(
+            " Enhanced".parse::<GammaApproach>(),
+            Ok(GammaApproach::Enhanced)
+        );
+        assert_eq!(GammaApproach::try_from(2), Ok(GammaApproach::Enhanced));
+        assert_eq!(
+            "3".parse::<GammaApproach>().unwrap_err().field,
+            "gamma_approach"
+        );
+        assert_eq!(
+            GammaApproach::try_from(0).unwrap_err().field,
+            "gamma_approach"
+        );
+        assert_eq!(GammaApproach::Enhanced.to_string(), "2");
     }
 
     #[test]

@@ -22,7 +22,10 @@
 //!   negative; a negative value here comes from ACK compression, not from a
 //!   wrong BaseRTT.
 //! - Expected uses the window in force when the round started (constant
-//!   through congestion-avoidance and held rounds).
+//!   through congestion-avoidance and held rounds). In a round in which
+//!   the window grew it uses the bytes in transit instead (see "Diff of a
+//!   round in which the window grew" below); Vegas never tests Diff after
+//!   such a round, so its decisions are unchanged, only the recorded Diff.
 //! - Slow start: the first round (and the first after a timeout) is held,
 //!   as seed 002 Table 2 (W_0 = W_1). In a growing round the window grows
 //!   by the bytes each ACK acknowledges, at most to twice its value at the
@@ -63,7 +66,62 @@
 //! avoidance (`congestion_avoidance_step`) are separate functions so that a
 //! variant (Gallop-Vegas slow start, Vegas-A thresholds) can replace one.
 //!
-//! Seeds cited: seed 002 = Ho, Chan & Chen, "Gallop-Vegas"; seed 004 =
+//! The Vegas family. [`VegasConfig`] composes four independent choices:
+//!
+//! - slow start ([`SlowStartKind`]): Vegas's III-C doubling every other
+//!   round, or Gallop-Vegas's stable growth ([`crate::gallop`], seed 002);
+//! - congestion avoidance ([`AvoidanceKind`]): Vegas's fixed alpha/beta, or
+//!   Vegas-A's adaptive ones ([`crate::vegas_a`], seed 001);
+//! - where alpha/beta come from ([`AlphaBetaSource`]): fixed values, or the
+//!   Reno-compatible formulas of seed 003 ([`crate::reno_compat`]) from the
+//!   bottleneck buffer and the numbers of Reno and Vegas flows, computed
+//!   once when the controller is built;
+//! - where gamma comes from: `gamma_pkts`, or (with
+//!   `gamma_rate_pkts_per_sec` set) seed 004's selection rule, eq. 12 and
+//!   14 / 15 ([`crate::transient::select_gamma_for_available_rate`]), run
+//!   once per path at the end of the first usable round, when BaseRTT d is
+//!   first known: target window W^ = lambda d + alpha, lambda the
+//!   configured available rate, over the window sequence this Vegas slow
+//!   start produces (W_1 = W_2 = initial window, doubling every other
+//!   round). Eq. 14-15 are applied as printed, with lambda in the
+//!   denominator 4 lambda d + Wbar (seed 004 section IV-B: "mu_1 and W*
+//!   should be replaced by the available rate (lambda) and the target
+//!   window"; see interpretation 2 of [`crate::transient`] for the
+//!   paper's example, which used mu_1). The rule assumes Vegas's doubling
+//!   sequence, so it is rejected with Gallop-Vegas slow start.
+//!
+//! [`Controller::name`] is the family name, [`VegasConfig::family_name`]:
+//!
+//! | slow start | avoidance | alpha/beta | name |
+//! |---|---|---|---|
+//! | Vegas | Vegas | fixed | `vegas` |
+//! | Vegas | Vegas-A | fixed | `vegas-a` |
+//! | Gallop | Vegas | fixed | `gallop-vegas` |
+//! | Gallop | Vegas-A | fixed | `gallop-vegas-a` |
+//! | Vegas | Vegas | compat | `vegas-compat` |
+//! | Vegas | Vegas-A | compat | `vegas-a-compat` |
+//! | Gallop | Vegas | compat | `gallop-vegas-compat` |
+//! | Gallop | Vegas-A | compat | `gallop-vegas-a-compat` |
+//!
+//! The gamma source does not change the name (it is a Vegas parameter
+//! choice, seed 004). With Vegas-A and compat alpha/beta, Vegas-A starts
+//! from the compat values instead of 1 and 3.
+//!
+//! Diff of a round in which the window grew (Gallop-Vegas every slow-start
+//! round, Vegas growing rounds): Expected's WindowSize is the number of
+//! bytes in transit (III-B: "the size of the current congestion window,
+//! which we assume ... to be equal to the number of bytes in transit"),
+//! estimated as Actual times the round's RTT (Little's law) and kept within
+//! [window at the round start, window at the round end]. When the window
+//! was constant through the round this is the window at the round start,
+//! as before. Otherwise, with ACK clocking, packets sent on the growth of
+//! the round count in Actual but not in the window at its start, and Diff
+//! would read low by about that growth (for Gallop-Vegas the increment
+//! incr, which can be tens of packets).
+//!
+//! Seeds cited: seed 001 = Srijith, Jacob & Ananda, "TCP Vegas-A"; seed
+//! 002 = Ho, Chan & Chen, "Gallop-Vegas"; seed 003 = Feng & Vanichpun,
+//! "Enabling Compatibility Between TCP Reno and TCP Vegas"; seed 004 =
 //! Vanichpun & Feng, "On the Transient Behavior of TCP Vegas".
 
 use std::time::Duration;
@@ -73,9 +131,18 @@ use crate::events::Action;
 use crate::events::ReductionCause;
 use crate::events::RoundDecision;
 use crate::events::SlowStartExitCause;
+use crate::gallop::GallopSlowStart;
+use crate::gallop::GallopStep;
+use crate::reno_compat::compat_alpha_beta;
+use crate::reno_compat::CompatApproach;
 use crate::sampler::RoundSample;
 use crate::sampler::RoundSampler;
 use crate::sampler::SamplerConfig;
+use crate::transient::select_gamma_for_available_rate;
+use crate::transient::GammaApproach;
+use crate::transient::GammaChoice;
+use crate::transient::VegasSlowStart;
+use crate::vegas_a::VegasA;
 use crate::AckEvent;
 use crate::Controller;
 use crate::ControllerEvent;
@@ -120,9 +187,66 @@ pub enum PtoResponse {
     Ignore,
 }
 
+/// Which slow start a Vegas-family controller uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SlowStartKind {
+    /// Brakmo & Peterson III-C: double every other round, leave when
+    /// Diff > gamma with a 1/8 cut.
+    Vegas,
+    /// Gallop-Vegas "stable growth" (seed 002 III-B/C, [`crate::gallop`]).
+    Gallop,
+}
+
+/// Which congestion avoidance a Vegas-family controller uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AvoidanceKind {
+    /// Brakmo & Peterson III-B with fixed alpha and beta.
+    Vegas,
+    /// Vegas-A: alpha and beta adapt once per round (seed 001 section 3,
+    /// [`crate::vegas_a`]).
+    VegasA,
+}
+
+/// Where alpha and beta come from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AlphaBetaSource {
+    /// `alpha_pkts` and `beta_pkts`.
+    Fixed,
+    /// Seed 003 (Feng & Vanichpun): beta = floor(q_v), alpha = beta - 1,
+    /// q_v from the bottleneck buffer and the flow counts
+    /// ([`compat_alpha_beta`]); `alpha_pkts` and `beta_pkts` are ignored.
+    RenoCompat {
+        /// Bottleneck buffer B in packets (> 0, large enough that
+        /// alpha >= 1).
+        buffer_pkts: f64,
+        /// N_r >= 1.
+        reno_flows: u32,
+        /// N_v >= 1.
+        vegas_flows: u32,
+        /// Approach 1 (Reno drops only) or 2 (both drop), section 3.1.
+        approach: CompatApproach,
+    },
+}
+
+/// Every name [`VegasConfig::family_name`] can return.
+pub const FAMILY_NAMES: [&str; 8] = [
+    "vegas",
+    "vegas-a",
+    "gallop-vegas",
+    "gallop-vegas-a",
+    "vegas-compat",
+    "vegas-a-compat",
+    "gallop-vegas-compat",
+    "gallop-vegas-a-compat",
+];
+
 /// Vegas parameters. [`VegasConfig::paper`] is the paper's Vegas;
 /// [`VegasConfig::default`] the same algorithm with QUIC's initial window,
-/// pacing and the robust sampler.
+/// pacing and the robust sampler. The `with_*` methods turn either into
+/// another member of the family; [`VegasConfig::vegas_a`],
+/// [`VegasConfig::gallop`] and [`VegasConfig::compat`] are the robust
+/// (default-based) variants, and [`VegasConfig::paper_mode`] turns any
+/// configuration back to the paper's measurement and window.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VegasConfig {
     /// Initial window in datagrams (>= 2).
@@ -141,6 +265,18 @@ pub struct VegasConfig {
     /// Pacing gain; None: do not pace.
     pub pacing_gain: Option<f64>,
     pub sampler: SamplerConfig,
+    /// Vegas or Gallop-Vegas slow start.
+    pub slow_start: SlowStartKind,
+    /// Vegas or Vegas-A congestion avoidance.
+    pub avoidance: AvoidanceKind,
+    /// Fixed or Reno-compatible alpha/beta.
+    pub alpha_beta: AlphaBetaSource,
+    /// Available rate lambda (packets per second) for seed 004's gamma
+    /// selection; None: gamma is `gamma_pkts`. Field name `gamma_rate`.
+    pub gamma_rate_pkts_per_sec: Option<f64>,
+    /// Seed 004 Approach 1 (Basic, eq. 14) or 2 (Enhanced, eq. 15); used
+    /// only with `gamma_rate_pkts_per_sec`.
+    pub gamma_approach: GammaApproach,
 }
 
 impl VegasConfig {
@@ -157,6 +293,136 @@ impl VegasConfig {
             pto_response: PtoResponse::RestartSlowStart,
             pacing_gain: None,
             sampler: SamplerConfig::paper(),
+            slow_start: SlowStartKind::Vegas,
+            avoidance: AvoidanceKind::Vegas,
+            alpha_beta: AlphaBetaSource::Fixed,
+            gamma_rate_pkts_per_sec: None,
+            gamma_approach: GammaApproach::Basic,
+        }
+    }
+
+    /// Robust Vegas-A: [`VegasConfig::default`] with Vegas-A congestion
+    /// avoidance (alpha 1, beta 3 at the start, as seed 001 section 3).
+    pub fn vegas_a() -> Self {
+        VegasConfig::default().with_vegas_a()
+    }
+
+    /// Robust Gallop-Vegas: [`VegasConfig::default`] with Gallop-Vegas slow
+    /// start. `VegasConfig::paper().with_gallop()` is the paper's (initial
+    /// window 2, Table 3).
+    pub fn gallop() -> Self {
+        VegasConfig::default().with_gallop()
+    }
+
+    /// Robust Reno-compatible Vegas: [`VegasConfig::default`] with alpha and
+    /// beta from seed 003 for a bottleneck buffer of `buffer_pkts` shared
+    /// by `reno_flows` Reno and `vegas_flows` Vegas flows.
+    pub fn compat(
+        buffer_pkts: f64,
+        reno_flows: u32,
+        vegas_flows: u32,
+        approach: CompatApproach,
+    ) -> Self {
+        VegasConfig::default().with_compat(buffer_pkts, reno_flows, vegas_flows, approach)
+    }
+
+    /// This configuration with Vegas-A congestion avoidance.
+    pub fn with_vegas_a(self) -> Self {
+        VegasConfig {
+            avoidance: AvoidanceKind::VegasA,
+            ..self
+        }
+    }
+
+    /// This configuration with Gallop-Vegas slow start.
+    pub fn with_gallop(self) -> Self {
+        VegasConfig {
+            slow_start: SlowStartKind::Gallop,
+            ..self
+        }
+    }
+
+    /// This configuration with Reno-compatible alpha/beta (seed 003).
+    pub fn with_compat(
+        self,
+        buffer_pkts: f64,
+        reno_flows: u32,
+        vegas_flows: u32,
+        approach: CompatApproach,
+    ) -> Self {
+        VegasConfig {
+            alpha_beta: AlphaBetaSource::RenoCompat {
+                buffer_pkts,
+                reno_flows,
+                vegas_flows,
+                approach,
+            },
+            ..self
+        }
+    }
+
+    /// This configuration with gamma selected at run time (seed 004) for an
+    /// available rate of `rate_pkts_per_sec`.
+    pub fn with_selected_gamma(self, rate_pkts_per_sec: f64, approach: GammaApproach) -> Self {
+        VegasConfig {
+            gamma_rate_pkts_per_sec: Some(rate_pkts_per_sec),
+            gamma_approach: approach,
+            ..self
+        }
+    }
+
+    /// This configuration measured and started as in the papers: initial
+    /// window 2, no pacing, sampler in paper mode (the family choices and
+    /// thresholds are kept).
+    pub fn paper_mode(self) -> Self {
+        let paper = VegasConfig::paper();
+        VegasConfig {
+            initial_cwnd_pkts: paper.initial_cwnd_pkts,
+            pacing_gain: paper.pacing_gain,
+            sampler: paper.sampler,
+            ..self
+        }
+    }
+
+    /// The algorithm name (table in the module documentation).
+    pub fn family_name(&self) -> &'static str {
+        let compat = matches!(self.alpha_beta, AlphaBetaSource::RenoCompat { .. });
+        let index = match (self.slow_start, self.avoidance) {
+            (SlowStartKind::Vegas, AvoidanceKind::Vegas) => 0,
+            (SlowStartKind::Vegas, AvoidanceKind::VegasA) => 1,
+            (SlowStartKind::Gallop, AvoidanceKind::Vegas) => 2,
+            (SlowStartKind::Gallop, AvoidanceKind::VegasA) => 3,
+        };
+        FAMILY_NAMES[index + if compat { 4 } else { 0 }]
+    }
+
+    /// The alpha and beta (packets) the controller starts with: the fixed
+    /// fields, or seed 003's formulas.
+    pub fn alpha_beta_pkts(&self) -> Result<(f64, f64), ParamError> {
+        match self.alpha_beta {
+            AlphaBetaSource::Fixed => Ok((self.alpha_pkts, self.beta_pkts)),
+            AlphaBetaSource::RenoCompat {
+                buffer_pkts,
+                reno_flows,
+                vegas_flows,
+                approach,
+            } => {
+                let (alpha_pkts, beta_pkts) =
+                    compat_alpha_beta(buffer_pkts, reno_flows, vegas_flows, approach)?;
+                if alpha_pkts < 1.0 {
+                    // Diff is never below 0, so with alpha = 0 Vegas could
+                    // never increase its window.
+                    return Err(ParamError::new(
+                        "buffer_pkts",
+                        buffer_pkts,
+                        format!(
+                            "a buffer large enough that alpha = beta - 1 >= 1 \
+                             (here beta = {beta_pkts}, alpha = {alpha_pkts})"
+                        ),
+                    ));
+                }
+                Ok((alpha_pkts, beta_pkts))
+            }
         }
     }
 
@@ -214,6 +480,24 @@ impl VegasConfig {
                 ));
             }
         }
+        self.alpha_beta_pkts()?;
+        if let Some(rate) = self.gamma_rate_pkts_per_sec {
+            if !(rate.is_finite() && rate > 0.0) {
+                return Err(ParamError::new(
+                    "gamma_rate",
+                    rate,
+                    "a finite rate in packets per second > 0, or none",
+                ));
+            }
+            if self.slow_start == SlowStartKind::Gallop {
+                return Err(ParamError::new(
+                    "gamma_rate",
+                    rate,
+                    "none with Gallop-Vegas slow start (seed 004 eq. 14-15 select \
+                     gamma for Vegas's doubling-every-other-round windows)",
+                ));
+            }
+        }
         self.sampler.validate()
     }
 }
@@ -247,7 +531,7 @@ pub struct RoundDiff {
     pub diff_pkts: f64,
 }
 
-/// TCP Vegas.
+/// TCP Vegas and its family (module documentation).
 #[derive(Debug)]
 pub struct Vegas {
     config: VegasConfig,
@@ -260,6 +544,15 @@ pub struct Vegas {
     alpha_pkts: f64,
     beta_pkts: f64,
     gamma_pkts: f64,
+    /// alpha/beta at the start ([`VegasConfig::alpha_beta_pkts`]).
+    start_alpha_pkts: f64,
+    start_beta_pkts: f64,
+    /// Vegas-A state, with [`AvoidanceKind::VegasA`].
+    vegas_a: Option<VegasA>,
+    /// Gallop-Vegas state, with [`SlowStartKind::Gallop`].
+    gallop: Option<GallopSlowStart>,
+    /// Seed 004's gamma choice, once made.
+    gamma_choice: Option<GammaChoice>,
     /// The window when the round in progress started: Expected's
     /// WindowSize, and the base of the slow-start doubling.
     round_start_cwnd_bytes: usize,
@@ -276,6 +569,7 @@ pub struct Vegas {
 impl Vegas {
     pub fn new(config: VegasConfig) -> Result<Self, ParamError> {
         config.validate()?;
+        let (alpha_pkts, beta_pkts) = config.alpha_beta_pkts()?;
         let cwnd_bytes = config.initial_cwnd_pkts * config.max_datagram_size;
         Ok(Vegas {
             config,
@@ -283,9 +577,16 @@ impl Vegas {
             max_datagram_size: config.max_datagram_size,
             cwnd_bytes,
             ssthresh_bytes: usize::MAX,
-            alpha_pkts: config.alpha_pkts,
-            beta_pkts: config.beta_pkts,
+            alpha_pkts,
+            beta_pkts,
             gamma_pkts: config.gamma_pkts,
+            start_alpha_pkts: alpha_pkts,
+            start_beta_pkts: beta_pkts,
+            vegas_a: (config.avoidance == AvoidanceKind::VegasA)
+                .then(|| VegasA::new(alpha_pkts, beta_pkts)),
+            gallop: (config.slow_start == SlowStartKind::Gallop)
+                .then(|| GallopSlowStart::new(cwnd_bytes, config.max_datagram_size)),
+            gamma_choice: None,
             round_start_cwnd_bytes: cwnd_bytes,
             slow_start_round: SlowStartRound::Hold,
             largest_sent_pkt_num: None,
@@ -307,6 +608,38 @@ impl Vegas {
     /// BaseRTT (III-B), from the sampler.
     pub fn base_rtt(&self) -> Option<Duration> {
         self.sampler.base_rtt()
+    }
+
+    /// alpha in force (packets): fixed, compat or adapted by Vegas-A.
+    pub fn alpha_pkts(&self) -> f64 {
+        self.alpha_pkts
+    }
+
+    /// beta in force (packets).
+    pub fn beta_pkts(&self) -> f64 {
+        self.beta_pkts
+    }
+
+    /// gamma in force (packets): `gamma_pkts`, or seed 004's choice once
+    /// made.
+    pub fn gamma_pkts(&self) -> f64 {
+        self.gamma_pkts
+    }
+
+    /// Seed 004's gamma choice (eq. 14 / 15), once BaseRTT is known; None
+    /// without `gamma_rate_pkts_per_sec`.
+    pub fn gamma_choice(&self) -> Option<&GammaChoice> {
+        self.gamma_choice.as_ref()
+    }
+
+    /// Vegas-A state, with Vegas-A congestion avoidance.
+    pub fn vegas_a(&self) -> Option<&VegasA> {
+        self.vegas_a.as_ref()
+    }
+
+    /// Gallop-Vegas state (incr, maxincr, status), with Gallop slow start.
+    pub fn gallop(&self) -> Option<&GallopSlowStart> {
+        self.gallop.as_ref()
     }
 
     fn initial_window_bytes(&self) -> usize {
@@ -344,6 +677,18 @@ impl Vegas {
         self.round_start_cwnd_bytes = self.cwnd_bytes;
         self.slow_start_round = SlowStartRound::Hold;
         self.sampler.restart_round();
+        if let Some(vegas_a) = &mut self.vegas_a {
+            vegas_a.forget_actual();
+        }
+    }
+
+    /// Gallop-Vegas "retransmission-timeout phase": incr, maxincr and
+    /// status back to their defaults, the first RTT adds nothing.
+    fn restart_gallop(&mut self, now: Instant) {
+        if let Some(gallop) = &mut self.gallop {
+            gallop.restart(self.cwnd_bytes, self.max_datagram_size);
+            self.events.push(gallop.event(now));
+        }
     }
 
     fn push_reduction(
@@ -394,6 +739,7 @@ impl Vegas {
         self.cwnd_bytes = self.min_window_bytes();
         self.recovery_cause = None;
         self.mark_reduction();
+        self.restart_gallop(now);
         self.push_reduction(
             now,
             ReductionCause::PersistentCongestion,
@@ -406,20 +752,32 @@ impl Vegas {
 
     /// Per ACK in slow start: a growing round adds the bytes acknowledged,
     /// up to twice the window at the round start and up to ssthresh.
+    ///
+    /// Gallop-Vegas instead adds this ACK's share of the RTT's increment
+    /// (seed 002 III-B), up to ssthresh.
     fn slow_start_on_ack(&mut self, now: Instant, acked_bytes: usize) {
-        if self.slow_start_round != SlowStartRound::Grow {
+        let (grow_bytes, limit_bytes) = match &mut self.gallop {
+            Some(gallop) => (gallop.on_ack(acked_bytes), self.ssthresh_bytes),
+            None if self.slow_start_round == SlowStartRound::Grow => (
+                acked_bytes,
+                self.round_start_cwnd_bytes
+                    .saturating_mul(2)
+                    .min(self.ssthresh_bytes),
+            ),
+            None => return,
+        };
+        if grow_bytes == 0 {
             return;
         }
-        let limit_bytes = self
-            .round_start_cwnd_bytes
-            .saturating_mul(2)
-            .min(self.ssthresh_bytes);
         self.cwnd_bytes = self
             .cwnd_bytes
-            .saturating_add(acked_bytes)
+            .saturating_add(grow_bytes)
             .min(limit_bytes)
             .max(self.cwnd_bytes);
         if !self.in_slow_start() {
+            if let Some(gallop) = &mut self.gallop {
+                gallop.on_slow_start_exit();
+            }
             self.events.push(ControllerEvent::SlowStartExit {
                 now,
                 cause: SlowStartExitCause::Ssthresh,
@@ -432,6 +790,13 @@ impl Vegas {
     /// after a held round Diff decides between growing and leaving slow
     /// start with a 1/8 cut.
     fn slow_start_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
+        if let Some(vegas_a) = &mut self.vegas_a {
+            // Th(t-rtt) for the first congestion-avoidance round.
+            vegas_a.note_actual(diff.actual_bytes_per_sec);
+        }
+        if self.gallop.is_some() {
+            return self.gallop_slow_start_step(now, diff);
+        }
         match self.slow_start_round {
             SlowStartRound::Grow => {
                 self.slow_start_round = SlowStartRound::Hold;
@@ -455,7 +820,134 @@ impl Vegas {
         }
     }
 
+    /// End of a Gallop-Vegas slow-start round: the block of seed 002 III-C
+    /// ([`GallopSlowStart::on_round`]).
+    fn gallop_slow_start_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
+        let Some(gallop) = &mut self.gallop else {
+            return Action::SlowStartHold;
+        };
+        let step = gallop.on_round(
+            self.cwnd_bytes,
+            self.max_datagram_size,
+            diff.diff_pkts,
+            self.gamma_pkts,
+            self.beta_pkts,
+        );
+        self.events.push(gallop.event(now));
+        match step {
+            GallopStep::Grow { .. } => Action::SlowStartGrow,
+            GallopStep::Cut { cut_bytes } => {
+                // cwnd -= (last increment + Delta - beta); ssthresh = 2;
+                // if (cwnd < 2) cwnd = 2 (interpretations 4 and 5).
+                gallop.on_slow_start_exit();
+                self.lower_cwnd(self.cwnd_bytes.saturating_sub(cut_bytes));
+                self.first_pkt_after_reduction = Some(self.next_pkt_num());
+                self.events.push(ControllerEvent::SlowStartExit {
+                    now,
+                    cause: SlowStartExitCause::DiffAtLeastBeta,
+                    cwnd_bytes: self.cwnd_bytes,
+                });
+                Action::SlowStartExit
+            }
+        }
+    }
+
+    /// Gallop-Vegas `ssthresh = 2` from `if (incr <= 1)`: the RTT after it
+    /// has ended, slow start ends (seed 002 III-B: "transit to the
+    /// congestion-avoidance phase at the next RTT").
+    fn end_gallop_slow_start(&mut self, now: Instant) {
+        let Some(gallop) = &mut self.gallop else {
+            return;
+        };
+        gallop.on_slow_start_exit();
+        self.ssthresh_bytes = self.cwnd_bytes;
+        self.events.push(ControllerEvent::SlowStartExit {
+            now,
+            cause: SlowStartExitCause::IncrementAtOne,
+            cwnd_bytes: self.cwnd_bytes,
+        });
+    }
+
+    fn gallop_exit_pending(&self) -> bool {
+        self.in_slow_start() && self.gallop.as_ref().is_some_and(|g| g.exit_pending())
+    }
+
     // Congestion avoidance (III-B).
+
+    /// End of a congestion-avoidance round: Gallop-Vegas's hold after a
+    /// status-2 exit, then Vegas or Vegas-A.
+    fn congestion_avoidance_round(&mut self, now: Instant, diff: &RoundDiff) -> Action {
+        if let Some(gallop) = &mut self.gallop {
+            // "if (status != 2) do the motion of original Vegas else
+            // status = 0".
+            if gallop.on_congestion_avoidance_round() {
+                self.events.push(gallop.event(now));
+                if let Some(vegas_a) = &mut self.vegas_a {
+                    vegas_a.note_actual(diff.actual_bytes_per_sec);
+                }
+                return Action::Hold;
+            }
+        }
+        if self.vegas_a.is_some() {
+            self.vegas_a_step(now, diff)
+        } else {
+            self.congestion_avoidance_step(diff)
+        }
+    }
+
+    /// End of a Vegas-A congestion-avoidance round (seed 001 section 3,
+    /// [`VegasA::on_round`]).
+    fn vegas_a_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
+        let Some(vegas_a) = &mut self.vegas_a else {
+            return Action::Hold;
+        };
+        let step = vegas_a.on_round(diff.diff_pkts, diff.actual_bytes_per_sec);
+        match step.window {
+            Action::Increase => self.cwnd_bytes += self.max_datagram_size,
+            Action::Decrease => {
+                self.lower_cwnd(self.cwnd_bytes.saturating_sub(self.max_datagram_size))
+            }
+            _ => {}
+        }
+        if step.params_changed {
+            self.alpha_pkts = step.alpha_pkts;
+            self.beta_pkts = step.beta_pkts;
+            self.events.push(ControllerEvent::ParamsChanged {
+                now,
+                alpha_pkts: self.alpha_pkts,
+                beta_pkts: self.beta_pkts,
+            });
+        }
+        step.window
+    }
+
+    /// Seed 004 gamma selection, once per path, when BaseRTT is first
+    /// known (module documentation).
+    fn select_gamma(&mut self, base_rtt: Duration) {
+        let Some(rate_pkts_per_sec) = self.config.gamma_rate_pkts_per_sec else {
+            return;
+        };
+        if self.gamma_choice.is_some() {
+            return;
+        }
+        // Our slow start: W_1 = W_2 = initial window, doubling every other
+        // round (seed 004 section IV-B, "determined based upon W_1").
+        let schedule = VegasSlowStart::DoublingEveryOtherRound {
+            initial_window_pkts: self.config.initial_cwnd_pkts as f64,
+        };
+        // Eq. 12 (W^ = lambda d + alpha) and eq. 14 / 15; cannot fail for a
+        // validated config and a positive BaseRTT.
+        if let Ok(choice) = select_gamma_for_available_rate(
+            self.config.gamma_approach,
+            rate_pkts_per_sec,
+            base_rtt.as_secs_f64(),
+            self.alpha_pkts,
+            schedule,
+        ) {
+            self.gamma_pkts = choice.gamma_pkts;
+            self.gamma_choice = Some(choice);
+        }
+    }
 
     /// End of a congestion-avoidance round: +1 packet below alpha, -1 packet
     /// above beta, unchanged in between.
@@ -471,11 +963,18 @@ impl Vegas {
         }
     }
 
-    /// Expected, Actual and Diff of a finished round (III-B).
+    /// Expected, Actual and Diff of a finished round (III-B). Expected's
+    /// window is the bytes in transit, Actual times the round's RTT, within
+    /// [window at the round start, window now] (module documentation):
+    /// the window at the round start unless the window grew in the round.
     fn round_diff(&self, round: &RoundSample) -> RoundDiff {
         let base_rtt_secs = round.base_rtt.as_secs_f64();
-        let expected_bytes_per_sec = self.round_start_cwnd_bytes as f64 / base_rtt_secs;
         let actual_bytes_per_sec = round.actual_bytes_per_sec;
+        let start_bytes = self.round_start_cwnd_bytes as f64;
+        let end_bytes = start_bytes.max(self.cwnd_bytes as f64);
+        let in_transit_bytes = actual_bytes_per_sec * round.round_rtt.as_secs_f64();
+        let window_bytes = in_transit_bytes.clamp(start_bytes, end_bytes);
+        let expected_bytes_per_sec = window_bytes / base_rtt_secs;
         let diff_bytes = (expected_bytes_per_sec - actual_bytes_per_sec) * base_rtt_secs;
         RoundDiff {
             expected_bytes_per_sec,
@@ -486,20 +985,31 @@ impl Vegas {
 
     /// Once per round: decide and record the decision.
     fn on_round_end(&mut self, now: Instant, round: &RoundSample) {
+        if self.gallop_exit_pending() {
+            self.end_gallop_slow_start(now);
+        }
         if !round.usable {
             // The window was not in use: nothing to learn, nothing decided.
             if self.in_slow_start() {
                 self.slow_start_round = SlowStartRound::Hold;
+                if let Some(gallop) = &mut self.gallop {
+                    gallop.skip_round();
+                }
+            }
+            if let Some(vegas_a) = &mut self.vegas_a {
+                vegas_a.forget_actual();
             }
             self.round_start_cwnd_bytes = self.cwnd_bytes;
             return;
         }
+        self.select_gamma(round.base_rtt);
         let phase = self.phase();
+        let (alpha_pkts, beta_pkts) = (self.alpha_pkts, self.beta_pkts);
         let diff = self.round_diff(round);
         let action = if self.in_slow_start() {
             self.slow_start_step(now, &diff)
         } else {
-            self.congestion_avoidance_step(&diff)
+            self.congestion_avoidance_round(now, &diff)
         };
         self.events.push(ControllerEvent::Round(RoundDecision {
             now,
@@ -508,8 +1018,8 @@ impl Vegas {
             expected_bytes_per_sec: diff.expected_bytes_per_sec,
             actual_bytes_per_sec: diff.actual_bytes_per_sec,
             diff_pkts: diff.diff_pkts,
-            alpha_pkts: self.alpha_pkts,
-            beta_pkts: self.beta_pkts,
+            alpha_pkts,
+            beta_pkts,
             gamma_pkts: self.gamma_pkts,
             cwnd_before_bytes: self.round_start_cwnd_bytes,
             cwnd_after_bytes: self.cwnd_bytes,
@@ -524,7 +1034,7 @@ impl Vegas {
 
 impl Controller for Vegas {
     fn name(&self) -> &'static str {
-        "vegas"
+        self.config.family_name()
     }
 
     fn on_packet_sent(&mut self, _now: Instant, packet: &SentPacket) {
@@ -576,24 +1086,40 @@ impl Controller for Vegas {
         self.recovery_cause = Some(ReductionCause::Pto);
         self.mark_reduction();
         self.push_reduction(now, ReductionCause::Pto, cwnd_before_bytes, was_slow_start);
+        self.restart_gallop(now);
     }
 
     fn on_app_limited(&mut self, now: Instant, _bytes_in_flight: usize) {
         self.sampler.on_app_limited(now);
     }
 
-    fn on_path_change(&mut self, _now: Instant) {
+    fn on_path_change(&mut self, now: Instant) {
         // RFC 9000 section 9.4: reset the congestion controller.
         self.sampler.on_path_change();
         self.cwnd_bytes = self.initial_window_bytes();
         self.ssthresh_bytes = usize::MAX;
-        self.alpha_pkts = self.config.alpha_pkts;
-        self.beta_pkts = self.config.beta_pkts;
+        let params_changed =
+            self.alpha_pkts != self.start_alpha_pkts || self.beta_pkts != self.start_beta_pkts;
+        self.alpha_pkts = self.start_alpha_pkts;
+        self.beta_pkts = self.start_beta_pkts;
+        if let Some(vegas_a) = &mut self.vegas_a {
+            vegas_a.reset(self.start_alpha_pkts, self.start_beta_pkts);
+        }
+        if params_changed {
+            self.events.push(ControllerEvent::ParamsChanged {
+                now,
+                alpha_pkts: self.alpha_pkts,
+                beta_pkts: self.beta_pkts,
+            });
+        }
+        // Seed 004: gamma is selected again for the new path's BaseRTT.
         self.gamma_pkts = self.config.gamma_pkts;
+        self.gamma_choice = None;
         self.round_start_cwnd_bytes = self.cwnd_bytes;
         self.slow_start_round = SlowStartRound::Hold;
         self.first_pkt_after_reduction = None;
         self.recovery_cause = None;
+        self.restart_gallop(now);
     }
 
     fn set_max_datagram_size(&mut self, max_datagram_size: usize) {
@@ -678,9 +1204,15 @@ mod tests {
         /// Paper Vegas already in congestion avoidance with BaseRTT 100 ms
         /// and a window of `cwnd_pkts`.
         fn in_congestion_avoidance(cwnd_pkts: usize) -> Self {
+            Harness::in_congestion_avoidance_with(VegasConfig::paper(), cwnd_pkts)
+        }
+
+        /// `config` already in congestion avoidance with BaseRTT 100 ms and
+        /// a window of `cwnd_pkts` (reached by a +1 round with Diff = 0).
+        fn in_congestion_avoidance_with(config: VegasConfig, cwnd_pkts: usize) -> Self {
             let mut h = Harness::new(VegasConfig {
                 initial_cwnd_pkts: cwnd_pkts - 1,
-                ..VegasConfig::paper()
+                ..config
             });
             h.cc.ssthresh_bytes = h.cc.cwnd_bytes;
             h.round(BASE_RTT); // Diff = 0 < alpha: +1
@@ -771,6 +1303,12 @@ mod tests {
 
         fn drain_events(&mut self) -> Vec<ControllerEvent> {
             std::iter::from_fn(|| self.cc.poll_event()).collect()
+        }
+
+        fn rounds(&mut self, rtts_ms: &[u32]) {
+            for &rtt in rtts_ms {
+                self.round(rtt * MS);
+            }
         }
 
         fn last_round(&mut self) -> RoundDecision {
@@ -1062,5 +1600,405 @@ mod tests {
         let d = h.last_round();
         assert_eq!(d.samples, 3);
         assert_eq!(d.action, Action::SlowStartHold);
+    }
+
+    // The Vegas family: Gallop-Vegas, Vegas-A, Reno-compatible alpha/beta,
+    // selected gamma, names and validation.
+
+    fn gallop_updates(events: &[ControllerEvent]) -> Vec<(f64, f64, u8)> {
+        events
+            .iter()
+            .filter_map(|e| match *e {
+                ControllerEvent::GallopUpdate {
+                    incr_pkts,
+                    maxincr_pkts,
+                    status,
+                    ..
+                } => Some((incr_pkts, maxincr_pkts, status)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn exit_cause(events: &[ControllerEvent]) -> Option<SlowStartExitCause> {
+        events.iter().find_map(|e| match *e {
+            ControllerEvent::SlowStartExit { cause, .. } => Some(cause),
+            _ => None,
+        })
+    }
+
+    fn params_changes(events: &[ControllerEvent]) -> Vec<(f64, f64)> {
+        events
+            .iter()
+            .filter_map(|e| match *e {
+                ControllerEvent::ParamsChanged {
+                    alpha_pkts,
+                    beta_pkts,
+                    ..
+                } => Some((alpha_pkts, beta_pkts)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Seed 002 Table 3 / eq. 7: Gallop-Vegas slow start from W_0 = 2 while
+    /// Diff stays below gamma: W_i = (i^2 - i + 4) / 2 = 2, 2, 3, 5, 8, 12,
+    /// ... and z_i = i; incr = i + 1 after RTT i; every RTT is a growing
+    /// one (no held rounds).
+    #[test]
+    fn seed002_table3_gallop_replay() {
+        let mut h = Harness::new(VegasConfig::paper().with_gallop());
+        assert_eq!(h.cc.name(), "gallop-vegas");
+        let mut windows = Vec::new();
+        for i in 0..=11u32 {
+            windows.push(h.cwnd_pkts());
+            h.round(BASE_RTT);
+            let events = h.drain_events();
+            let updates = gallop_updates(&events);
+            assert_eq!(updates.len(), 1, "one block per RTT");
+            let (incr, maxincr, status) = updates[0];
+            assert_eq!(incr, f64::from(i + 2), "incr after RTT {i}");
+            assert_eq!(maxincr, h.cwnd_pkts(), "maxincr = cwnd");
+            assert_eq!(status, 0);
+            let round = events.iter().find_map(|e| match e {
+                ControllerEvent::Round(d) => Some(*d),
+                _ => None,
+            });
+            let round = round.unwrap();
+            assert_eq!(round.action, Action::SlowStartGrow);
+            assert_eq!(round.diff_pkts, 0.0);
+            assert_eq!(round.phase, Phase::SlowStart);
+        }
+        let expected: Vec<f64> = (0..=11)
+            .map(crate::transient::gallop_rtt_window_pkts)
+            .collect();
+        assert_eq!(windows, expected);
+        assert_eq!(
+            windows[..11],
+            [2.0, 2.0, 3.0, 5.0, 8.0, 12.0, 17.0, 23.0, 30.0, 38.0, 47.0]
+        );
+        assert_eq!(h.cc.phase(), Phase::SlowStart);
+        assert_eq!(h.cc.ssthresh_bytes(), None);
+    }
+
+    #[test]
+    fn gallop_cut_above_beta_then_first_congestion_avoidance_round_holds() {
+        let mut h = Harness::new(VegasConfig::paper().with_gallop());
+        h.rounds(&[100, 100, 100, 100]); // W: 2, 2, 3, 5 -> 8
+        assert_eq!(h.cwnd_pkts(), 8.0);
+        h.drain_events();
+        // W = 8 at 200 ms: Diff = 8 * (1 - 100/200) = 4 >= beta = 3. This
+        // RTT's ACKs added z_4 = 4 (cwnd 12): cut 4 + (4 - 3) = 5.
+        h.round(200 * MS);
+        assert_eq!(h.cwnd_pkts(), 7.0);
+        assert_eq!(h.cc.ssthresh_bytes(), Some(7 * MDS));
+        assert_eq!(h.cc.phase(), Phase::CongestionAvoidance);
+        let events = h.drain_events();
+        assert_eq!(
+            exit_cause(&events),
+            Some(SlowStartExitCause::DiffAtLeastBeta)
+        );
+        assert_eq!(gallop_updates(&events).last().unwrap().2, 2);
+        // First congestion-avoidance round: status 2 -> 0, window held even
+        // though Diff = 0 < alpha (maxincr is still the 12 of the cut).
+        h.round(BASE_RTT);
+        assert_eq!(h.cwnd_pkts(), 7.0);
+        let events = h.drain_events();
+        assert_eq!(gallop_updates(&events), [(5.0, 12.0, 0)]);
+        // Then Vegas again.
+        h.round(BASE_RTT);
+        assert_eq!(h.cwnd_pkts(), 8.0);
+        assert_eq!(h.last_round().action, Action::Increase);
+    }
+
+    #[test]
+    fn gallop_halves_incr_between_gamma_and_beta_and_leaves_one_rtt_after_incr_one() {
+        let mut h = Harness::new(VegasConfig::paper().with_gallop());
+        h.rounds(&[100, 100, 100, 100]); // cwnd 8, incr 5
+        h.drain_events();
+        // Diff = 8 * (1 - 100/125) = 1.6 in (gamma, beta), status 0: incr
+        // = int(5/2) = 2, status 1. The RTT's z_4 = 4 still lands (cwnd 12).
+        h.round(125 * MS);
+        assert_eq!(h.cwnd_pkts(), 12.0);
+        assert_eq!(gallop_updates(&h.drain_events()), [(2.0, 12.0, 1)]);
+        // Diff = 12 * 0.2 = 2.4, status 1 -> 0, incr kept; cwnd + 2.
+        h.round(125 * MS);
+        assert_eq!(h.cwnd_pkts(), 14.0);
+        assert_eq!(gallop_updates(&h.drain_events()), [(2.0, 14.0, 0)]);
+        // Diff = 14 * 0.2 = 2.8, status 0: incr = 1 -> ssthresh = 2 (slow
+        // start ends after the next RTT), status 1; cwnd + 2.
+        h.round(125 * MS);
+        assert_eq!(h.cwnd_pkts(), 16.0);
+        assert_eq!(gallop_updates(&h.drain_events()), [(1.0, 16.0, 1)]);
+        assert_eq!(h.cc.phase(), Phase::SlowStart);
+        // The next RTT adds incr = 1, then congestion avoidance decides it
+        // (Diff = 0 < alpha: + 1).
+        h.round(BASE_RTT);
+        assert_eq!(h.cc.phase(), Phase::CongestionAvoidance);
+        assert_eq!(h.cc.ssthresh_bytes(), Some(17 * MDS));
+        assert_eq!(h.cwnd_pkts(), 18.0);
+        let events = h.drain_events();
+        assert_eq!(
+            exit_cause(&events),
+            Some(SlowStartExitCause::IncrementAtOne)
+        );
+        assert!(events.iter().any(|e| matches!(
+            e,
+            ControllerEvent::Round(RoundDecision {
+                action: Action::Increase,
+                phase: Phase::CongestionAvoidance,
+                ..
+            })
+        )));
+    }
+
+    #[test]
+    fn gallop_pto_resets_incr_maxincr_status_and_first_rtt_adds_nothing() {
+        let mut h = Harness::new(VegasConfig::paper().with_gallop());
+        h.rounds(&[100, 100, 100, 100, 100]); // cwnd 12, incr 6
+        h.drain_events();
+        h.send_window();
+        h.cc.on_pto(h.now);
+        // maxincr = 2 (the window), incr = 0, status = 0; the first RTT
+        // then adds nothing and incr becomes 1.
+        assert_eq!(gallop_updates(&h.drain_events()), [(1.0, 2.0, 0)]);
+        let gallop = h.cc.gallop().unwrap();
+        assert_eq!((gallop.incr_pkts(), gallop.maxincr_pkts()), (1, 2));
+        assert_eq!(gallop.increase().target_bytes(), 0);
+        assert_eq!(h.cc.ssthresh_bytes(), Some(6 * MDS));
+        // Recovery ends with a probe sent after the PTO.
+        let all: Vec<u64> = h.in_flight.iter().map(|p| p.pkt_num).collect();
+        let probe = h.send_one();
+        let mut acked = all;
+        acked.push(probe);
+        h.ack(BASE_RTT, &acked, &[]);
+        assert_eq!(h.cc.phase(), Phase::SlowStart);
+        // Table 3 again from W = 2: 2, 2, 3, 5; the next + 3 is capped at
+        // ssthresh = 6, where slow start ends and the round is decided by
+        // congestion avoidance (Diff = 0: + 1).
+        let mut windows = Vec::new();
+        for _ in 0..4 {
+            windows.push(h.cwnd_pkts());
+            h.round(BASE_RTT);
+        }
+        assert_eq!(windows, [2.0, 2.0, 3.0, 5.0]);
+        assert_eq!(h.cc.phase(), Phase::CongestionAvoidance);
+        assert_eq!(h.cwnd_pkts(), 7.0);
+        let events = h.drain_events();
+        assert_eq!(exit_cause(&events), Some(SlowStartExitCause::Ssthresh));
+        assert!(events.iter().any(|e| matches!(
+            e,
+            ControllerEvent::SlowStartExit { cwnd_bytes, .. } if *cwnd_bytes == 6 * MDS
+        )));
+    }
+
+    #[test]
+    fn vegas_a_adapts_alpha_beta_once_per_round_with_params_changed() {
+        let config = VegasConfig::paper().with_vegas_a();
+        let mut h = Harness::in_congestion_avoidance_with(config, 12);
+        assert_eq!(h.cc.name(), "vegas-a");
+        // Th(t-rtt) = 11 pkts / 100 ms. 12 pkts at 120 ms: Th = 100 pkt/s
+        // fell, Diff = 2 in (1, 3): wait (lines 06-07).
+        h.round(120 * MS);
+        assert_eq!(h.cwnd_pkts(), 12.0);
+        assert_eq!(h.last_round().action, Action::Hold);
+        // 110 ms: Th = 109 pkt/s rose, Diff = 1.09 in (1, 3): probe (lines
+        // 01-04).
+        h.round(110 * MS);
+        assert_eq!(h.cwnd_pkts(), 13.0);
+        let events = h.drain_events();
+        assert_eq!(params_changes(&events), [(2.0, 4.0)]);
+        assert!(events.iter().any(|e| matches!(
+            e,
+            ControllerEvent::Round(RoundDecision {
+                action: Action::Increase,
+                alpha_pkts,
+                beta_pkts,
+                ..
+            }) if *alpha_pkts == 1.0 && *beta_pkts == 3.0
+        )));
+        assert_eq!((h.cc.alpha_pkts(), h.cc.beta_pkts()), (2.0, 4.0));
+        // 125 ms: Th = 104 fell, Diff = 2.6 in (2, 4): wait.
+        h.round(125 * MS);
+        assert_eq!(h.cwnd_pkts(), 13.0);
+        // 100 ms: Th = 130 rose, Diff = 0 <= alpha: cwnd only (line 12).
+        h.round(BASE_RTT);
+        assert_eq!(h.cwnd_pkts(), 14.0);
+        assert!(params_changes(&h.drain_events()).is_empty());
+        // 150 ms: Diff = 4.67 > beta = 4: cwnd, alpha, beta - 1 (20-22).
+        h.round(150 * MS);
+        assert_eq!(h.cwnd_pkts(), 13.0);
+        assert_eq!(params_changes(&h.drain_events()), [(1.0, 3.0)]);
+        // At alpha = 1 only cwnd decreases.
+        h.round(150 * MS);
+        assert_eq!(h.cwnd_pkts(), 12.0);
+        assert!(params_changes(&h.drain_events()).is_empty());
+        assert_eq!((h.cc.alpha_pkts(), h.cc.beta_pkts()), (1.0, 3.0));
+    }
+
+    #[test]
+    fn vegas_a_path_change_restores_starting_thresholds() {
+        let config = VegasConfig::paper().with_vegas_a();
+        let mut h = Harness::in_congestion_avoidance_with(config, 12);
+        h.rounds(&[120, 110]);
+        assert_eq!(h.cc.alpha_pkts(), 2.0);
+        h.drain_events();
+        h.cc.on_path_change(h.now);
+        assert_eq!((h.cc.alpha_pkts(), h.cc.beta_pkts()), (1.0, 3.0));
+        assert_eq!(params_changes(&h.drain_events()), [(1.0, 3.0)]);
+        assert_eq!(
+            h.cc.vegas_a().unwrap().previous_actual_bytes_per_sec(),
+            None
+        );
+    }
+
+    #[test]
+    fn compat_alpha_beta_come_from_buffer_and_flow_counts() {
+        // Seed 003 Fig. 5: B = 10, one flow of each, Approach 1: 3B/7 =
+        // 4.28 -> beta 4, alpha 3.
+        let config = VegasConfig::paper().with_compat(10.0, 1, 1, CompatApproach::One);
+        assert_eq!(config.alpha_beta_pkts(), Ok((3.0, 4.0)));
+        let mut h = Harness::in_congestion_avoidance_with(config, 12);
+        assert_eq!(h.cc.name(), "vegas-compat");
+        assert_eq!((h.cc.alpha_pkts(), h.cc.beta_pkts()), (3.0, 4.0));
+        // Diff = 2 < alpha = 3: increase (Vegas's 1/3 would hold).
+        h.round(120 * MS);
+        assert_eq!(h.cwnd_pkts(), 13.0);
+        let d = h.last_round();
+        assert_eq!((d.alpha_pkts, d.beta_pkts), (3.0, 4.0));
+        // Approach 2, B = 100: 0.4641 B = 46.4 -> 46 / 45 (Table 4).
+        let config = VegasConfig::compat(100.0, 1, 1, CompatApproach::Two);
+        let cc = Vegas::new(config).unwrap();
+        assert_eq!((cc.alpha_pkts(), cc.beta_pkts()), (45.0, 46.0));
+        assert_eq!(cc.name(), "vegas-compat");
+        // Vegas-A starts from the compat values.
+        let cc = Vegas::new(config.with_vegas_a()).unwrap();
+        assert_eq!(cc.vegas_a().unwrap().alpha_pkts(), 45.0);
+    }
+
+    #[test]
+    fn gamma_selected_at_end_of_first_usable_round() {
+        // lambda = 5000 pkt/s, d = 100 ms, alpha = 1: W^ = 501 lies in
+        // [7/8 * 512, 7/8 * 1024) of 2, 2, 4, 4, ..., so slow start should
+        // stop at 512 with Wbar = 384: gamma = floor(384^2 / (4 * 500 +
+        // 384)) = 61 (eq. 14).
+        let config = VegasConfig::paper().with_selected_gamma(5000.0, GammaApproach::Basic);
+        let mut h = Harness::new(config);
+        assert_eq!(h.cc.gamma_pkts(), 1.0);
+        assert!(h.cc.gamma_choice().is_none());
+        h.round(BASE_RTT);
+        assert_eq!(h.cc.gamma_pkts(), 61.0);
+        assert_eq!(h.last_round().gamma_pkts, 61.0);
+        let choice = *h.cc.gamma_choice().unwrap();
+        assert_eq!(choice.stop_window_pkts, 512.0);
+        assert_eq!(choice.averaged_window_pkts, Some(384.0));
+        let schedule = VegasSlowStart::DoublingEveryOtherRound {
+            initial_window_pkts: 2.0,
+        };
+        let direct =
+            select_gamma_for_available_rate(GammaApproach::Basic, 5000.0, 0.1, 1.0, schedule)
+                .unwrap();
+        assert_eq!(choice, direct);
+        // A held round with Diff = 3 > 1 but < 61 stays in slow start.
+        h.round(BASE_RTT); // grow to 4
+        h.drain_events();
+        h.round(400 * MS); // Diff = 4 * (1 - 100/400) = 3
+        assert_eq!(h.last_round().action, Action::SlowStartHold);
+        assert_eq!(h.cc.phase(), Phase::SlowStart);
+        // A new path selects again.
+        h.cc.on_path_change(h.now);
+        assert_eq!(h.cc.gamma_pkts(), 1.0);
+        assert!(h.cc.gamma_choice().is_none());
+        // Approach 2 (eq. 15): W^ = 801 is in the upper half of
+        // [7/8 * 512, 7/8 * 1024) = [448, 896) (split at 672): stop at 1024.
+        let config = VegasConfig::paper().with_selected_gamma(8000.0, GammaApproach::Enhanced);
+        let mut h = Harness::new(config);
+        h.round(BASE_RTT);
+        let choice = h.cc.gamma_choice().unwrap();
+        assert_eq!(choice.stop_window_pkts, 1024.0);
+        assert_eq!(choice.averaged_window_pkts, Some(768.0));
+        assert_eq!(
+            h.cc.gamma_pkts(),
+            (768.0f64 * 768.0 / (3200.0 + 768.0)).floor()
+        );
+    }
+
+    #[test]
+    fn family_names_for_every_combination() {
+        let base = VegasConfig::default();
+        let compat = |c: VegasConfig| c.with_compat(50.0, 1, 1, CompatApproach::One);
+        let cases = [
+            (base, "vegas"),
+            (base.with_vegas_a(), "vegas-a"),
+            (base.with_gallop(), "gallop-vegas"),
+            (base.with_gallop().with_vegas_a(), "gallop-vegas-a"),
+            (compat(base), "vegas-compat"),
+            (compat(base.with_vegas_a()), "vegas-a-compat"),
+            (compat(base.with_gallop()), "gallop-vegas-compat"),
+            (
+                compat(base.with_gallop().with_vegas_a()),
+                "gallop-vegas-a-compat",
+            ),
+            (
+                base.with_selected_gamma(1000.0, GammaApproach::Basic),
+                "vegas",
+            ),
+        ];
+        for (config, name) in cases {
+            assert_eq!(config.family_name(), name);
+            assert_eq!(Vegas::new(config).unwrap().name(), name);
+        }
+        assert_eq!(VegasConfig::vegas_a().family_name(), "vegas-a");
+        assert_eq!(VegasConfig::gallop().family_name(), "gallop-vegas");
+        assert_eq!(
+            VegasConfig::compat(50.0, 2, 3, CompatApproach::Two).family_name(),
+            "vegas-compat"
+        );
+        // Robust constructors keep the defaults; paper_mode() the papers'.
+        let gallop = VegasConfig::gallop();
+        assert_eq!(gallop.initial_cwnd_pkts, QUIC_INITIAL_WINDOW_PKTS);
+        assert_eq!(gallop.sampler, SamplerConfig::default());
+        let paper = gallop.paper_mode();
+        assert_eq!(paper, VegasConfig::paper().with_gallop());
+        assert_eq!(
+            VegasConfig::vegas_a().paper_mode(),
+            VegasConfig::paper().with_vegas_a()
+        );
+    }
+
+    #[test]
+    fn invalid_family_params_are_rejected_naming_the_field() {
+        let bad = |config: VegasConfig| Vegas::new(config).unwrap_err().field;
+        let compat = |b: f64, r: u32, v: u32| VegasConfig::compat(b, r, v, CompatApproach::One);
+        assert_eq!(bad(compat(-1.0, 1, 1)), "buffer_pkts");
+        assert_eq!(bad(compat(f64::NAN, 1, 1)), "buffer_pkts");
+        // B = 3: beta = floor(9/7) = 1, alpha = 0: Vegas could never grow.
+        assert_eq!(bad(compat(3.0, 1, 1)), "buffer_pkts");
+        assert_eq!(bad(compat(50.0, 0, 1)), "reno_flows");
+        assert_eq!(bad(compat(50.0, 1, 0)), "vegas_flows");
+        let gamma =
+            |rate: f64| VegasConfig::default().with_selected_gamma(rate, GammaApproach::Basic);
+        assert_eq!(bad(gamma(0.0)), "gamma_rate");
+        assert_eq!(bad(gamma(f64::INFINITY)), "gamma_rate");
+        assert_eq!(bad(gamma(1000.0).with_gallop()), "gamma_rate");
+        assert_eq!("3".parse::<CompatApproach>().unwrap_err().field, "approach");
+        assert_eq!(CompatApproach::try_from(0).unwrap_err().field, "approach");
+        assert_eq!(
+            "three".parse::<GammaApproach>().unwrap_err().field,
+            "gamma_approach"
+        );
+        assert_eq!(
+            GammaApproach::try_from(3).unwrap_err().field,
+            "gamma_approach"
+        );
+        for config in [
+            VegasConfig::vegas_a(),
+            VegasConfig::gallop(),
+            compat(50.0, 1, 1),
+            gamma(1000.0),
+            VegasConfig::paper().with_gallop().with_vegas_a(),
+        ] {
+            assert!(config.validate().is_ok(), "{config:?}");
+        }
     }
 }

@@ -844,8 +844,10 @@ impl Simulator {
     fn drive(&mut self, flow: usize, server: bool, timer: bool) -> Result<()> {
         self.application(flow, server)?;
         let now = self.now;
-        let may_send = server || self.ack_allowed(flow, timer);
-        while may_send {
+        if !server && !self.ack_allowed(flow, timer) {
+            return self.arm_timer(flow, server);
+        }
+        loop {
             let ep = self.flows[flow].endpoint(server);
             // quiche's pacer (gcongestion) returns with each packet the
             // earliest time of the *next* one; it records the packet it
@@ -872,6 +874,12 @@ impl Simulator {
                 Err(e) => return Err(e).context("quiche send"),
             }
         }
+        self.arm_timer(flow, server)
+    }
+
+    /// (Re)arms quiche's timer of an endpoint.
+    fn arm_timer(&mut self, flow: usize, server: bool) -> Result<()> {
+        let now = self.now;
         let base = self.base;
         let ep = self.flows[flow].endpoint(server);
         ep.timer_generation += 1;

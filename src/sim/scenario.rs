@@ -78,7 +78,7 @@ impl Rate {
                     .trim()
                     .parse()
                     .map_err(|_| format!("invalid rate `{text}`: {RATE_ALLOWED}"))?;
-                if !(v > 0.0) || !v.is_finite() {
+                if v.is_nan() || v <= 0.0 || !v.is_finite() {
                     return Err(format!("invalid rate `{text}`: {RATE_ALLOWED}"));
                 }
                 return Ok(Rate((v * scale).round() as u64));
@@ -100,7 +100,7 @@ impl Dur {
                     .trim()
                     .parse()
                     .map_err(|_| format!("invalid duration `{text}`: {DURATION_ALLOWED}"))?;
-                if !(v >= 0.0) || !v.is_finite() {
+                if v.is_nan() || v < 0.0 || !v.is_finite() {
                     return Err(format!("invalid duration `{text}`: {DURATION_ALLOWED}"));
                 }
                 return Ok(Dur(Duration::from_secs_f64(v * scale)));
@@ -457,7 +457,7 @@ impl Scenario {
         }
         check_loss("bottleneck.loss", self.bottleneck.loss)?;
         check_loss("reverse.loss", self.reverse.loss)?;
-        if !(self.bottleneck.loss_burst_pkts >= 1.0) {
+        if self.bottleneck.loss_burst_pkts.is_nan() || self.bottleneck.loss_burst_pkts < 1.0 {
             bail!(
                 "field `bottleneck.loss_burst_pkts`: value {}; allowed: a mean burst length >= 1",
                 self.bottleneck.loss_burst_pkts
@@ -493,13 +493,16 @@ impl Scenario {
         }
         if let Some(b) = &self.background {
             cc_spec(&b.algorithm, &BTreeMap::new()).context("background")?;
-            if !(b.arrivals_per_sec > 0.0) || !b.arrivals_per_sec.is_finite() {
+            if b.arrivals_per_sec.is_nan()
+                || b.arrivals_per_sec <= 0.0
+                || !b.arrivals_per_sec.is_finite()
+            {
                 bail!(
                     "field `background.arrivals_per_sec`: value {}; allowed: > 0",
                     b.arrivals_per_sec
                 );
             }
-            if !(b.pareto_shape > 1.0) || !b.pareto_shape.is_finite() {
+            if b.pareto_shape.is_nan() || b.pareto_shape <= 1.0 || !b.pareto_shape.is_finite() {
                 bail!(
                     "field `background.pareto_shape`: value {}; allowed: > 1 (a finite mean)",
                     b.pareto_shape

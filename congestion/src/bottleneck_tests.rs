@@ -1,0 +1,219 @@
+//! Test-only: the Vegas family behind one FIFO bottleneck with ACK clocking
+//! (one ACK per packet, no loss), the setting of seed 002 section IV and
+//! seed 004 section III: a link of mu packets per second and a fixed
+//! round-trip propagation delay. Checks that the per-RTT rules behave under
+//! real ACK clocking and not only with whole-window ACKs.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::events::Action;
+use crate::events::SlowStartExitCause;
+use crate::AckEvent;
+use crate::AckedPacket;
+use crate::Controller;
+use crate::ControllerEvent;
+use crate::Phase;
+use crate::RttSample;
+use crate::SentPacket;
+use crate::Vegas;
+use crate::VegasConfig;
+
+const MDS: usize = 1200;
+
+pub(crate) struct Bottleneck {
+    pub cc: Vegas,
+    pub now: Instant,
+    pub start: Instant,
+    service: Duration,
+    prop_rtt: Duration,
+    link_free: Instant,
+    next_pkt_num: u64,
+    /// Sent packets and the time their ACK arrives, in order.
+    in_flight: VecDeque<(SentPacket, Instant)>,
+    pub events: Vec<(Instant, ControllerEvent)>,
+    pub max_queue_pkts: usize,
+}
+
+impl Bottleneck {
+    pub fn new(config: VegasConfig, rate_pkts_per_sec: u32, prop_rtt: Duration) -> Self {
+        let now = Instant::now();
+        Bottleneck {
+            cc: Vegas::new(VegasConfig {
+                max_datagram_size: MDS,
+                ..config
+            })
+            .unwrap(),
+            now,
+            start: now,
+            service: Duration::from_secs(1) / rate_pkts_per_sec,
+            prop_rtt,
+            link_free: now,
+            next_pkt_num: 0,
+            in_flight: VecDeque::new(),
+            events: Vec::new(),
+            max_queue_pkts: 0,
+        }
+    }
+
+    fn bytes_in_flight(&self) -> usize {
+        self.in_flight.len() * MDS
+    }
+
+    fn send_window(&mut self) {
+        while self.bytes_in_flight() + MDS <= self.cc.cwnd_bytes() {
+            let packet = SentPacket {
+                pkt_num: self.next_pkt_num,
+                time_sent: self.now,
+                size_bytes: MDS,
+                bytes_in_flight_before: self.bytes_in_flight(),
+                in_flight: true,
+            };
+            self.cc.on_packet_sent(self.now, &packet);
+            let queued = self
+                .link_free
+                .saturating_duration_since(self.now)
+                .as_nanos()
+                / self.service.as_nanos();
+            self.max_queue_pkts = self.max_queue_pkts.max(queued as usize);
+            let departure = self.now.max(self.link_free) + self.service;
+            self.link_free = departure;
+            self.in_flight
+                .push_back((packet, departure + self.prop_rtt));
+            self.next_pkt_num += 1;
+        }
+    }
+
+    /// Delivers the next ACK; returns the cwnd increase it caused (bytes).
+    pub fn step(&mut self) -> isize {
+        self.send_window();
+        let (packet, arrival) = self.in_flight.pop_front().unwrap();
+        self.now = arrival;
+        let before = self.cc.cwnd_bytes();
+        let acked = [AckedPacket {
+            pkt_num: packet.pkt_num,
+            time_sent: packet.time_sent,
+            size_bytes: packet.size_bytes,
+        }];
+        let event = AckEvent {
+            now: self.now,
+            acked: &acked,
+            lost: &[],
+            rtt_sample: Some(RttSample {
+                latest_rtt: self.now - packet.time_sent,
+                ack_delay: Duration::ZERO,
+            }),
+            min_rtt: None,
+            smoothed_rtt: self.now - packet.time_sent,
+            max_ack_delay: Duration::from_millis(25),
+            prior_bytes_in_flight: self.bytes_in_flight() + MDS,
+            bytes_in_flight: self.bytes_in_flight(),
+            persistent_congestion: false,
+        };
+        self.cc.on_ack_event(&event);
+        while let Some(e) = self.cc.poll_event() {
+            self.events.push((self.now, e));
+        }
+        self.send_window();
+        self.cc.cwnd_bytes() as isize - before as isize
+    }
+
+    pub fn run_for(&mut self, duration: Duration) {
+        let end = self.now + duration;
+        while self.now < end {
+            self.step();
+        }
+    }
+
+    pub fn cwnd_pkts(&self) -> f64 {
+        self.cc.cwnd_bytes() as f64 / MDS as f64
+    }
+
+    /// When slow start ended, with its cause and window (packets).
+    pub fn slow_start_exit(&self) -> Option<(Duration, SlowStartExitCause, f64)> {
+        self.events.iter().find_map(|(t, e)| match e {
+            ControllerEvent::SlowStartExit {
+                cause, cwnd_bytes, ..
+            } => Some((*t - self.start, *cause, *cwnd_bytes as f64 / MDS as f64)),
+            _ => None,
+        })
+    }
+}
+
+/// mu = 1000 packets/s, 100 ms propagation: BDP mu d = 101 packets.
+const RATE: u32 = 1000;
+const PROP: Duration = Duration::from_millis(100);
+const BDP_PKTS: f64 = 101.0;
+
+/// Seed 002: Gallop-Vegas leaves slow start near mu d + beta (eq. 16) and
+/// with far less burstiness than Vegas's doubling (III-B, Fig. 6-7). In this
+/// single-link model Vegas's held rounds see no queue, so Vegas overshoots
+/// (to 128 packets) instead of leaving early as in seed 004's model with a
+/// sender-side queue; the comparison here is the queue each builds.
+#[test]
+fn gallop_leaves_slow_start_near_bdp_plus_beta_with_a_small_queue() {
+    let mut vegas = Bottleneck::new(VegasConfig::paper(), RATE, PROP);
+    vegas.run_for(Duration::from_secs(3));
+    let mut gallop = Bottleneck::new(VegasConfig::paper().with_gallop(), RATE, PROP);
+    gallop.run_for(Duration::from_secs(3));
+    let (at, cause, gallop_exit) = gallop.slow_start_exit().unwrap();
+    assert_eq!(cause, SlowStartExitCause::DiffAtLeastBeta, "at {at:?}");
+    assert!(
+        (0.8 * BDP_PKTS..=BDP_PKTS + 10.0).contains(&gallop_exit),
+        "{gallop_exit}"
+    );
+    assert!(
+        2 * gallop.max_queue_pkts < vegas.max_queue_pkts,
+        "gallop {} vegas {}",
+        gallop.max_queue_pkts,
+        vegas.max_queue_pkts
+    );
+    // Both settle with a few packets queued (alpha <= Diff <= beta).
+    for flow in [&vegas, &gallop] {
+        let cwnd = flow.cwnd_pkts();
+        assert!((BDP_PKTS..=BDP_PKTS + 3.0).contains(&cwnd), "{cwnd}");
+    }
+    assert_eq!(gallop.cc.name(), "gallop-vegas");
+}
+
+#[test]
+fn gallop_never_releases_more_than_one_extra_packet_per_ack() {
+    let mut gallop = Bottleneck::new(VegasConfig::paper().with_gallop(), RATE, PROP);
+    let mut grown_bytes = 0;
+    while gallop.cc.phase() == Phase::SlowStart {
+        let grow = gallop.step();
+        assert!(grow <= MDS as isize, "{grow}");
+        grown_bytes += grow.max(0);
+    }
+    assert!(grown_bytes > 50 * MDS as isize);
+}
+
+#[test]
+fn vegas_a_keeps_a_bounded_queue_at_a_steady_bottleneck() {
+    let mut vegas_a = Bottleneck::new(VegasConfig::paper().with_vegas_a(), RATE, PROP);
+    vegas_a.run_for(Duration::from_secs(30));
+    let alpha = vegas_a.cc.alpha_pkts();
+    let beta = vegas_a.cc.beta_pkts();
+    assert_eq!(beta - alpha, 2.0);
+    assert!(alpha >= 1.0);
+    // The window settles around mu d + a few packets, as Vegas's does.
+    let cwnd = vegas_a.cwnd_pkts();
+    assert!(
+        (BDP_PKTS..BDP_PKTS + beta + 2.0).contains(&cwnd),
+        "cwnd {cwnd}, alpha {alpha}, beta {beta}"
+    );
+    let rounds = vegas_a
+        .events
+        .iter()
+        .filter(|(_, e)| {
+            matches!(
+                e,
+                ControllerEvent::Round(d) if d.phase == Phase::CongestionAvoidance
+                    && d.action != Action::Hold
+            )
+        })
+        .count();
+    assert!(rounds > 0);
+    assert_eq!(vegas_a.cc.name(), "vegas-a");
+}

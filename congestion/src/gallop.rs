@@ -1,0 +1,490 @@
+//! Gallop-Vegas slow start: C.-Y. Ho, Y.-C. Chan and Y.-C. Chen,
+//! "Gallop-Vegas: An Enhanced Slow-Start Mechanism for TCP Vegas" (seed
+//! 002), sections III-B (scheme, Table 1) and III-C (pseudo code).
+//!
+//! Implemented: "stable growth". Once per RTT (a round of the
+//! [`crate::RoundSampler`]) the pseudo code of III-C runs on that RTT's
+//! Delta (Diff, eq. 1):
+//!
+//! ```text
+//! In slow-start phase,
+//!   maxincr = cwnd;
+//!   if (Delta > gamma)
+//!     if (Delta >= beta)                      -> GallopStep::Cut
+//!       cwnd -= (last increment of cwnd + Delta - beta);
+//!       ssthresh = 2; if (cwnd < 2) cwnd = 2;
+//!       status = 2;
+//!     else
+//!       if (status == 0)
+//!         incr = int(incr/2);
+//!         if (incr <= 1) { ssthresh = 2; incr = 1; }
+//!         status = 1;
+//!       else status = 0;
+//!       cwnd += incr;                         -> GallopStep::Grow
+//!   else
+//!     cwnd += incr;                           -> GallopStep::Grow
+//!     if (incr < maxincr) incr += 1;
+//!     status = 0;
+//! In congestion-avoidance phase,
+//!   if (status != 2) do the motion of original Vegas else status = 0;
+//! In retransmission-timeout phase,
+//!   maxincr = 2 (initial window); incr = 0; status = 0;
+//! ```
+//!
+//! With Delta held below gamma this gives z_i = i and
+//! W_{i+1} = W_i + z_i, i.e. W_i = (i^2 - i + 4) / 2 from W_0 = 2 (Table 3,
+//! eq. 7).
+//!
+//! Interpretation choices:
+//!
+//! 1. Nesting. The printed pseudo code lost its indentation: as printed,
+//!    `status = 1` sits inside `if (incr <= 1)`, `else status = 0` pairs
+//!    with that `if`, and the final `cwnd += incr; incr += 1; status = 0`
+//!    block looks like the `else` of `if (status == 0)`. The prose of III-B
+//!    fixes the structure shown above: "If the 'status' is zero, we have to
+//!    do three steps. First, 'incr' is decreased by one half ... Second, if
+//!    'incr' is no bigger than one, set it to one, and ssthresh to two ...
+//!    Finally, 'status' is marked as one"; "if 'status' is one, we just
+//!    change it to zero"; "When Delta is smaller than gamma, we add the
+//!    value of 'incr' to the current congestion window size, then 'incr' is
+//!    increased by one ... At last, we set 'status' to zero". Comparisons
+//!    are the pseudo code's (`Delta > gamma`, `Delta >= beta`); Table 1
+//!    words the boundaries slightly differently.
+//! 2. Timing. The block runs when an RTT ends, on that RTT's Delta, and its
+//!    `cwnd += incr` is the increase of the RTT that starts then, spread
+//!    over that RTT's ACKs (III-B: "Gallop-Vegas transmits one packet when
+//!    receiving one ACK, and it sends an extra packet ... after getting two
+//!    or more ACKs"; IV-B: "increases 5/12 packet to the congestion window
+//!    size whenever an ACK of the previous round is received"). Each ACK
+//!    grows the window by incr times its share of the previous window, in
+//!    bytes, so no ACK releases more than one extra packet (incr <=
+//!    maxincr = cwnd) and the round's total is exactly incr packets when
+//!    the previous window is acknowledged in full. The extra packets of the
+//!    W = 12, z = 5 round of Table 3 then leave at the 3rd, 5th, 8th, 10th
+//!    and 12th ACK, as IV-B describes.
+//! 3. First RTT. "We do not increase congestion window size in the first
+//!    RTT, which is either the beginning of a connection or after a
+//!    retransmission timeout, because we have no idea about the available
+//!    bandwidth." The block also runs at the start of that first RTT, with
+//!    no Delta yet (taken as no queue, so the Delta <= gamma branch) and
+//!    incr = 0: the first RTT adds nothing and incr becomes 1. This is the
+//!    reading under which the pseudo code produces Table 3 (z_0 = 0,
+//!    z_1 = 1, W_2 = 3); running the block only from the end of the first
+//!    RTT would give z_1 = 0 and W_2 = 2.
+//! 4. `ssthresh = 2` in `if (incr <= 1)` transits "to the
+//!    congestion-avoidance phase at the next RTT": the RTT that starts
+//!    still adds incr = 1, and slow start ends when it ends (that round is
+//!    then decided by congestion avoidance). In the `Delta >= beta` branch
+//!    slow start ends at once. The controller sets ssthresh to the window
+//!    at that moment rather than to 2 packets: both only force
+//!    cwnd >= ssthresh, and this keeps `ssthresh_bytes` meaningful (the
+//!    convention of [`crate::vegas`]).
+//! 5. "last increment of cwnd" is the increase actually applied during the
+//!    RTT that just ended (it can fall short of incr when ACKs went
+//!    missing); Delta - beta is converted to bytes with the current maximum
+//!    datagram size. "if (cwnd < 2) cwnd = 2" is the RFC 9002 minimum
+//!    window of 2 datagrams, which the controller enforces.
+//! 6. maxincr and incr are whole packets (`int(incr/2)`); maxincr = cwnd is
+//!    the window in whole datagrams when the block runs.
+//! 7. "In retransmission-timeout phase" is a PTO that restarts slow start;
+//!    persistent congestion (RFC 9002 7.6, the QUIC counterpart of a
+//!    retransmission timeout) and a path change reset the same way.
+//!    maxincr is set to the window after the reset (the pseudo code's 2 is
+//!    "initial congestion window size").
+//! 8. A round the sampler marks unusable (application-limited) runs no
+//!    block: nothing was learned, so the next RTT adds nothing and incr and
+//!    status are kept.
+//! 9. Delta for a round in which the window grew: see
+//!    [`crate::vegas`] (Expected uses the packets in transit, Actual times
+//!    the round's RTT, within the round's window range).
+
+use crate::events::ControllerEvent;
+use std::time::Instant;
+
+/// III-C: "maxincr = 2; (initial congestion window size)", and Table 3's
+/// W_0 = 2.
+pub const GALLOP_PAPER_INITIAL_WINDOW_PKTS: usize = 2;
+/// III-C: after a timeout "incr = 0".
+const RESET_INCR_PKTS: u64 = 0;
+/// III-C: "incr = int(incr/2)".
+const INCR_DIVISOR: u64 = 2;
+/// III-C: "if (incr <= 1) ... incr = 1".
+const MIN_HALVED_INCR_PKTS: u64 = 1;
+
+/// `status` of III-B Table 1: what the last RTT did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GallopStatus {
+    /// 0: Delta <= gamma (incr grew), or the second of two consecutive
+    /// gamma < Delta < beta RTTs (no action).
+    Clear = 0,
+    /// 1: gamma < Delta < beta and incr was halved.
+    Halved = 1,
+    /// 2: Delta >= beta; the window was cut and slow start ended.
+    Cut = 2,
+}
+
+impl GallopStatus {
+    pub fn as_u8(self) -> u8 {
+        self as u8
+    }
+}
+
+/// What the block of III-C decided at the end of an RTT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GallopStep {
+    /// `cwnd += incr`: the RTT that starts grows the window by `incr_pkts`
+    /// datagrams, spread over its ACKs.
+    Grow { incr_pkts: u64 },
+    /// Delta >= beta: cut the window now by `cut_bytes` and leave slow
+    /// start (status 2).
+    Cut { cut_bytes: usize },
+}
+
+/// An RTT's window increase spread over its ACKs (interpretation 2): after
+/// `acked` bytes the increase is `target * acked / base`, at most `target`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpreadIncrease {
+    target_bytes: usize,
+    /// The window when the RTT started: the bytes its ACKs will cover.
+    base_bytes: usize,
+    acked_bytes: usize,
+    applied_bytes: usize,
+}
+
+impl SpreadIncrease {
+    /// No increase.
+    pub const NONE: SpreadIncrease = SpreadIncrease {
+        target_bytes: 0,
+        base_bytes: 1,
+        acked_bytes: 0,
+        applied_bytes: 0,
+    };
+
+    pub fn new(target_bytes: usize, base_bytes: usize) -> Self {
+        SpreadIncrease {
+            target_bytes,
+            base_bytes: base_bytes.max(1),
+            ..SpreadIncrease::NONE
+        }
+    }
+
+    /// `acked_bytes` more were acknowledged: the bytes the window grows by
+    /// now.
+    pub fn on_ack(&mut self, acked_bytes: usize) -> usize {
+        if self.applied_bytes >= self.target_bytes {
+            return 0;
+        }
+        self.acked_bytes = self.acked_bytes.saturating_add(acked_bytes);
+        let due = (self.target_bytes as u128 * self.acked_bytes as u128 / self.base_bytes as u128)
+            .min(self.target_bytes as u128) as usize;
+        let grow = due - self.applied_bytes;
+        self.applied_bytes = due;
+        grow
+    }
+
+    /// The increase planned for the RTT.
+    pub fn target_bytes(&self) -> usize {
+        self.target_bytes
+    }
+
+    /// The increase applied so far ("last increment of cwnd" once the RTT
+    /// has ended).
+    pub fn applied_bytes(&self) -> usize {
+        self.applied_bytes
+    }
+}
+
+/// The Gallop-Vegas slow-start state: incr, maxincr, status and the
+/// increase of the RTT in progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GallopSlowStart {
+    incr_pkts: u64,
+    maxincr_pkts: u64,
+    status: GallopStatus,
+    increase: SpreadIncrease,
+    /// `ssthresh = 2` in `if (incr <= 1)`: slow start ends when the RTT in
+    /// progress ends (interpretation 4).
+    exit_pending: bool,
+}
+
+impl GallopSlowStart {
+    /// A connection starting with `cwnd_bytes`: reset, then the first RTT
+    /// (interpretation 3).
+    pub fn new(cwnd_bytes: usize, max_datagram_size: usize) -> Self {
+        let mut gallop = GallopSlowStart {
+            incr_pkts: RESET_INCR_PKTS,
+            maxincr_pkts: 0,
+            status: GallopStatus::Clear,
+            increase: SpreadIncrease::NONE,
+            exit_pending: false,
+        };
+        gallop.restart(cwnd_bytes, max_datagram_size);
+        gallop
+    }
+
+    /// "In retransmission-timeout phase": maxincr = the window (2 in the
+    /// paper), incr = 0, status = 0; then the first RTT, which adds nothing
+    /// (interpretations 3 and 7).
+    pub fn restart(&mut self, cwnd_bytes: usize, max_datagram_size: usize) {
+        self.incr_pkts = RESET_INCR_PKTS;
+        self.status = GallopStatus::Clear;
+        self.exit_pending = false;
+        self.maxincr_pkts = whole_pkts(cwnd_bytes, max_datagram_size);
+        self.grow_branch(cwnd_bytes, max_datagram_size);
+    }
+
+    pub fn incr_pkts(&self) -> u64 {
+        self.incr_pkts
+    }
+
+    pub fn maxincr_pkts(&self) -> u64 {
+        self.maxincr_pkts
+    }
+
+    pub fn status(&self) -> GallopStatus {
+        self.status
+    }
+
+    /// The increase of the RTT in progress.
+    pub fn increase(&self) -> &SpreadIncrease {
+        &self.increase
+    }
+
+    /// Slow start ends when the RTT in progress ends (interpretation 4).
+    pub fn exit_pending(&self) -> bool {
+        self.exit_pending
+    }
+
+    /// The decision record of the current state.
+    pub fn event(&self, now: Instant) -> ControllerEvent {
+        ControllerEvent::GallopUpdate {
+            now,
+            incr_pkts: self.incr_pkts as f64,
+            maxincr_pkts: self.maxincr_pkts as f64,
+            status: self.status.as_u8(),
+        }
+    }
+
+    /// Per ACK in slow start: the bytes the window grows by now.
+    pub fn on_ack(&mut self, acked_bytes: usize) -> usize {
+        self.increase.on_ack(acked_bytes)
+    }
+
+    /// `cwnd += incr`, spread over the RTT that starts now.
+    fn plan_increase(&mut self, cwnd_bytes: usize, max_datagram_size: usize) -> GallopStep {
+        let target_bytes = (self.incr_pkts as usize).saturating_mul(max_datagram_size);
+        self.increase = SpreadIncrease::new(target_bytes, cwnd_bytes);
+        GallopStep::Grow {
+            incr_pkts: self.incr_pkts,
+        }
+    }
+
+    /// `cwnd += incr; if (incr < maxincr) incr += 1; status = 0;`
+    fn grow_branch(&mut self, cwnd_bytes: usize, max_datagram_size: usize) -> GallopStep {
+        let step = self.plan_increase(cwnd_bytes, max_datagram_size);
+        if self.incr_pkts < self.maxincr_pkts {
+            self.incr_pkts += 1;
+        }
+        self.status = GallopStatus::Clear;
+        step
+    }
+
+    /// The block of III-C at the end of an RTT in slow start, on that RTT's
+    /// Delta (packets).
+    pub fn on_round(
+        &mut self,
+        cwnd_bytes: usize,
+        max_datagram_size: usize,
+        diff_pkts: f64,
+        gamma_pkts: f64,
+        beta_pkts: f64,
+    ) -> GallopStep {
+        // maxincr = cwnd;
+        self.maxincr_pkts = whole_pkts(cwnd_bytes, max_datagram_size);
+        if diff_pkts > gamma_pkts {
+            if diff_pkts >= beta_pkts {
+                // cwnd -= (last increment of cwnd + Delta - beta);
+                // ssthresh = 2; if (cwnd < 2) cwnd = 2; status = 2;
+                let surplus_bytes = ((diff_pkts - beta_pkts) * max_datagram_size as f64) as usize;
+                let cut_bytes = self.increase.applied_bytes().saturating_add(surplus_bytes);
+                self.increase = SpreadIncrease::NONE;
+                self.status = GallopStatus::Cut;
+                return GallopStep::Cut { cut_bytes };
+            }
+            if self.status == GallopStatus::Clear {
+                // incr = int(incr/2);
+                self.incr_pkts /= INCR_DIVISOR;
+                if self.incr_pkts <= MIN_HALVED_INCR_PKTS {
+                    // ssthresh = 2; incr = 1;
+                    self.exit_pending = true;
+                    self.incr_pkts = MIN_HALVED_INCR_PKTS;
+                }
+                self.status = GallopStatus::Halved;
+            } else {
+                self.status = GallopStatus::Clear;
+            }
+            // cwnd += incr;
+            return self.plan_increase(cwnd_bytes, max_datagram_size);
+        }
+        self.grow_branch(cwnd_bytes, max_datagram_size)
+    }
+
+    /// A round the sampler marked unusable: no block, and the next RTT adds
+    /// nothing (interpretation 8).
+    pub fn skip_round(&mut self) {
+        self.increase = SpreadIncrease::NONE;
+    }
+
+    /// Slow start ended (for any reason): no increase is pending any more.
+    pub fn on_slow_start_exit(&mut self) {
+        self.increase = SpreadIncrease::NONE;
+        self.exit_pending = false;
+    }
+
+    /// "In congestion-avoidance phase, if (status != 2) do the motion of
+    /// original Vegas else status = 0": true when this round must hold.
+    pub fn on_congestion_avoidance_round(&mut self) -> bool {
+        if self.status == GallopStatus::Cut {
+            self.status = GallopStatus::Clear;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The window in whole datagrams.
+fn whole_pkts(bytes: usize, max_datagram_size: usize) -> u64 {
+    (bytes / max_datagram_size.max(1)) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transient::gallop_rtt_increase_pkts;
+    use crate::transient::gallop_rtt_window_pkts;
+
+    const MDS: usize = 1200;
+
+    /// Replays the block with Delta below gamma, each RTT's whole window
+    /// acknowledged; returns W_i and z_i in packets.
+    fn replay(rtts: usize) -> (Vec<usize>, Vec<usize>) {
+        let mut cwnd = GALLOP_PAPER_INITIAL_WINDOW_PKTS * MDS;
+        let mut gallop = GallopSlowStart::new(cwnd, MDS);
+        let (mut windows, mut increases) = (Vec::new(), Vec::new());
+        for _ in 0..rtts {
+            windows.push(cwnd / MDS);
+            let base = cwnd;
+            cwnd += gallop.on_ack(base);
+            increases.push((cwnd - base) / MDS);
+            gallop.on_round(cwnd, MDS, 0.0, 1.0, 3.0);
+        }
+        (windows, increases)
+    }
+
+    #[test]
+    fn table_3_stable_growth() {
+        let (windows, increases) = replay(11);
+        assert_eq!(windows, [2, 2, 3, 5, 8, 12, 17, 23, 30, 38, 47]);
+        for (i, (&w, &z)) in windows.iter().zip(&increases).enumerate() {
+            assert_eq!(w as f64, gallop_rtt_window_pkts(i as u32), "W_{i}");
+            assert_eq!(z as f64, gallop_rtt_increase_pkts(i as u32), "z_{i}");
+        }
+    }
+
+    #[test]
+    fn increase_is_spread_one_extra_packet_per_two_or_more_acks() {
+        // IV-B: at the fifth RTT of Table 3 (W = 12, z = 5) the extra
+        // packets leave at the 3rd and the 5th ACK (5/12 per ACK).
+        let mut spread = SpreadIncrease::new(5 * MDS, 12 * MDS);
+        let mut grown = 0;
+        let mut extra_at = Vec::new();
+        for ack in 1..=12 {
+            grown += spread.on_ack(MDS);
+            if grown / MDS > extra_at.len() {
+                extra_at.push(ack);
+            }
+        }
+        assert_eq!(extra_at, [3, 5, 8, 10, 12]);
+        assert_eq!(grown, 5 * MDS);
+        assert_eq!(spread.applied_bytes(), 5 * MDS);
+        // No more once the target is reached.
+        assert_eq!(spread.on_ack(MDS), 0);
+    }
+
+    #[test]
+    fn halving_between_gamma_and_beta_every_other_rtt() {
+        let cwnd = 100 * MDS;
+        let mut gallop = GallopSlowStart::new(cwnd, MDS);
+        gallop.incr_pkts = 12;
+        // gamma < Delta < beta with status 0: halve, status 1.
+        assert_eq!(
+            gallop.on_round(cwnd, MDS, 2.0, 1.0, 3.0),
+            GallopStep::Grow { incr_pkts: 6 }
+        );
+        assert_eq!(gallop.status(), GallopStatus::Halved);
+        // Again: status 1 -> 0, incr kept.
+        assert_eq!(
+            gallop.on_round(cwnd, MDS, 2.0, 1.0, 3.0),
+            GallopStep::Grow { incr_pkts: 6 }
+        );
+        assert_eq!(gallop.status(), GallopStatus::Clear);
+        // Delta <= gamma (equality included): add incr, then incr + 1.
+        assert_eq!(
+            gallop.on_round(cwnd, MDS, 1.0, 1.0, 3.0),
+            GallopStep::Grow { incr_pkts: 6 }
+        );
+        assert_eq!(gallop.incr_pkts(), 7);
+        assert!(!gallop.exit_pending());
+        // Halving 3 -> 1: incr = 1 and slow start ends after this RTT.
+        gallop.incr_pkts = 3;
+        assert_eq!(
+            gallop.on_round(cwnd, MDS, 2.5, 1.0, 3.0),
+            GallopStep::Grow { incr_pkts: 1 }
+        );
+        assert!(gallop.exit_pending());
+        assert_eq!(gallop.status(), GallopStatus::Halved);
+    }
+
+    #[test]
+    fn cut_by_last_increment_and_surplus_above_beta() {
+        let mut cwnd = 20 * MDS;
+        let mut gallop = GallopSlowStart::new(cwnd, MDS);
+        gallop.incr_pkts = 4;
+        gallop.on_round(cwnd, MDS, 0.0, 1.0, 3.0);
+        cwnd += gallop.on_ack(cwnd); // +4 packets
+        assert_eq!(cwnd, 24 * MDS);
+        // Delta = 4.5 >= beta = 3: cut 4 + 1.5 packets.
+        let step = gallop.on_round(cwnd, MDS, 4.5, 1.0, 3.0);
+        assert_eq!(
+            step,
+            GallopStep::Cut {
+                cut_bytes: 4 * MDS + 3 * MDS / 2
+            }
+        );
+        assert_eq!(gallop.status(), GallopStatus::Cut);
+        // First congestion-avoidance round holds, then Vegas again.
+        assert!(gallop.on_congestion_avoidance_round());
+        assert_eq!(gallop.status(), GallopStatus::Clear);
+        assert!(!gallop.on_congestion_avoidance_round());
+    }
+
+    #[test]
+    fn timeout_resets_incr_maxincr_status() {
+        let mut gallop = GallopSlowStart::new(40 * MDS, MDS);
+        gallop.incr_pkts = 9;
+        gallop.status = GallopStatus::Cut;
+        gallop.restart(2 * MDS, MDS);
+        // maxincr = 2, incr = 0 -> the first RTT adds nothing, incr = 1.
+        assert_eq!(gallop.maxincr_pkts(), 2);
+        assert_eq!(gallop.incr_pkts(), 1);
+        assert_eq!(gallop.status(), GallopStatus::Clear);
+        assert_eq!(gallop.increase().target_bytes(), 0);
+        // incr never exceeds maxincr = cwnd.
+        let mut gallop = GallopSlowStart::new(2 * MDS, MDS);
+        for _ in 0..5 {
+            gallop.on_round(2 * MDS, MDS, 0.0, 1.0, 3.0);
+        }
+        assert_eq!(gallop.incr_pkts(), 2);
+    }
+}
