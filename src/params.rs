@@ -17,6 +17,7 @@ use vegas_cc::GammaApproach;
 use vegas_cc::NewReno;
 use vegas_cc::NewRenoConfig;
 use vegas_cc::PtoResponse;
+use vegas_cc::SamplerConfig;
 use vegas_cc::Vegas;
 use vegas_cc::VegasConfig;
 
@@ -112,7 +113,11 @@ pub fn vegas(
             ..VegasConfig::default()
         },
         Some("paper") => VegasConfig::paper(),
-        Some(other) => return Err(bad("mode", other, "paper or default")),
+        Some("naive") => VegasConfig {
+            sampler: SamplerConfig::naive(),
+            ..VegasConfig::paper()
+        },
+        Some(other) => return Err(bad("mode", other, "paper, naive or default")),
     };
     if family.gallop_slow_start {
         c = c.with_gallop();
@@ -216,7 +221,8 @@ pub fn vegas(
                 c.sampler.actual_bytes = match v {
                     "sent" => ActualBytes::Sent,
                     "acked" => ActualBytes::Acked,
-                    _ => return Err(bad(key, v, "sent or acked")),
+                    "delivered" => ActualBytes::Delivered,
+                    _ => return Err(bad(key, v, "sent, acked or delivered")),
                 }
             }
             "require_cwnd_limited" => c.sampler.require_cwnd_limited = parse_bool(key, v)?,

@@ -104,6 +104,12 @@ fn vegas_window_trace_obeys_vegas_rules() {
                 let before = d.cwnd_before_bytes;
                 assert_eq!(d.cwnd_after_bytes, before - before / 8, "{d:?}");
             }
+            Action::BaseRttProbe => {
+                // A drain round: the window is lowered (the Reduction record
+                // says by how much) or restored, never raised above where
+                // the drain started.
+                assert_eq!(d.phase, Phase::CongestionAvoidance, "{d:?}");
+            }
             Action::SlowStartHold | Action::SlowStartGrow => {
                 assert_eq!(d.phase, Phase::SlowStart, "{d:?}");
             }

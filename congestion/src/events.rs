@@ -27,6 +27,9 @@ pub enum Action {
     /// Slow start ends (Diff > gamma): window cut by 1/8 (Gallop-Vegas:
     /// Diff >= beta, cut by the last increment and Diff - beta).
     SlowStartExit,
+    /// A round of a BaseRTT drain (no Vegas decision); the window is
+    /// restored when the drain ends.
+    BaseRttProbe,
 }
 
 impl Action {
@@ -38,6 +41,7 @@ impl Action {
             Action::SlowStartGrow => "slow_start_grow",
             Action::SlowStartHold => "slow_start_hold",
             Action::SlowStartExit => "slow_start_exit",
+            Action::BaseRttProbe => "base_rtt_probe",
         }
     }
 }
@@ -107,6 +111,9 @@ pub enum ReductionCause {
     Loss,
     PersistentCongestion,
     Pto,
+    /// A short drain so that a windowed BaseRTT can be measured again
+    /// without the flow's own queue (the window is restored after it).
+    BaseRttProbe,
 }
 
 impl ReductionCause {
@@ -115,6 +122,7 @@ impl ReductionCause {
             ReductionCause::Loss => "loss",
             ReductionCause::PersistentCongestion => "persistent_congestion",
             ReductionCause::Pto => "pto",
+            ReductionCause::BaseRttProbe => "base_rtt_probe",
         }
     }
 }

@@ -19,15 +19,23 @@
 //!   the distinguished segment the paper divides by (III-B). Because every
 //!   byte falls into exactly one round, thinned or bunched ACKs move round
 //!   boundaries but not the rate: N bytes over T seconds stay N/T.
-//! - Actual = bytes *sent* in the round / interval by default. III-B:
-//!   "recording how many bytes are transmitted between the time that
-//!   segment is sent and its acknowledgment is received ... dividing the
-//!   number of bytes transmitted by the sample RTT", and for Fig. 8 "the
-//!   Actual sending rate ... from the number of bytes we sent in the last
-//!   RTT". Counting bytes acknowledged instead ([`ActualBytes::Acked`]) is
-//!   the same in steady state, but with ACK clocking the bytes acknowledged
-//!   in a round were sent under the previous round's window, so after a +1
-//!   step Diff reads about one packet too high for one round.
+//! - Actual, three ways ([`ActualBytes`]):
+//!   - `Sent` (the paper, III-B): bytes *sent* in the round / interval:
+//!     "recording how many bytes are transmitted between the time that
+//!     segment is sent and its acknowledgment is received ... dividing the
+//!     number of bytes transmitted by the sample RTT".
+//!   - `Acked`: bytes acknowledged in the round / interval. With ACK
+//!     clocking the bytes acknowledged in a round were sent under the
+//!     previous round's window, so after a +1 step Diff reads about one
+//!     packet too high for one round.
+//!   - `Delivered` (default): bytes acknowledged in the round over the span
+//!     of their *send* times (from the send of the largest packet acked at
+//!     the previous round end to that of the largest packet acked at this
+//!     one). Round boundaries fall on ACK arrivals, so with an ACK every N
+//!     packets, a delayed-ACK timer, ACK aggregation or pacing gaps the
+//!     interval jitters by up to an ACK spacing and `Sent`/`Acked` misread
+//!     Diff by several packets; the send span of the delivered packets does
+//!     not depend on when ACKs arrive at all.
 //! - Per-ACK RTT sample: RFC 9002 5.3 ack-delay adjustment when
 //!   `subtract_ack_delay` (the delay is capped at max_ack_delay and only
 //!   subtracted when the result is not below min RTT); zero samples are
@@ -98,10 +106,44 @@ pub enum BaseRttMode {
 /// Which bytes make the Actual rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ActualBytes {
-    /// Bytes sent in the round (III-B "bytes transmitted").
+    /// Bytes sent in the round over the round's interval (III-B "bytes
+    /// transmitted"; the paper's measurement).
     Sent,
-    /// Bytes acknowledged in the round (delivery rate).
+    /// Bytes acknowledged in the round over the round's interval.
     Acked,
+    /// Bytes delivered (acknowledged) in the round over the span of their
+    /// send times: from the send of the largest packet acknowledged when the
+    /// previous round ended to the send of the largest packet acknowledged
+    /// when this one ends. Both ends are the sender's own timestamps of the
+    /// packets whose delivery is counted, so thinned, delayed, aggregated
+    /// or bunched ACKs change neither the bytes nor the span (the default).
+    Delivered,
+}
+
+/// What ends a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundEnd {
+    /// The ACK of the distinguished packet or of a later one (III-B).
+    PacketNumber,
+    /// As many ACK frames as packets were sent in the round: the naive
+    /// reading that assumes one ACK per packet. With an ACK every N packets
+    /// a round lasts N RTTs. Kept only to measure the difference.
+    AckCount,
+}
+
+/// Which window Expected is computed from (Expected = window / BaseRTT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpectedWindow {
+    /// The congestion window (III-B: "Expected = WindowSize / BaseRTT"),
+    /// so Diff = cwnd - Actual * BaseRTT: bytes of the window that are
+    /// neither in the pipe nor acknowledged count as queued, including
+    /// bytes a receiver holds unacknowledged (delayed or thinned ACKs).
+    Cwnd,
+    /// The window actually in transit, Actual * round RTT, so that
+    /// Diff = Actual * (round RTT - BaseRTT): Little's law for the flow's
+    /// packets in the bottleneck queue. With ACK-delay-corrected RTT samples
+    /// a receiver that holds its ACKs no longer looks like a queue.
+    InTransit,
 }
 
 /// Sampler options. [`SamplerConfig::paper`] measures as the paper does;
@@ -110,8 +152,13 @@ pub enum ActualBytes {
 pub struct SamplerConfig {
     /// Subtract the peer's ack delay from RTT samples (RFC 9002 5.3).
     pub subtract_ack_delay: bool,
-    /// Statistic reported as a round's RTT.
+    /// Statistic reported as a round's RTT (congestion avoidance).
     pub round_rtt: RoundRttStat,
+    /// Statistic of a round's RTT samples that slow start judges Diff by.
+    /// In slow start the window grows within the round, so the samples a
+    /// round collects span an empty queue (its first packets) to a full one
+    /// (its last): the minimum misses the queue a doubling built.
+    pub slow_start_round_rtt: RoundRttStat,
     /// Extend a round that has fewer RTT samples than this (>= 1).
     pub min_round_samples: u32,
     /// Extend a round whose Actual is based on fewer bytes than this.
@@ -125,6 +172,10 @@ pub struct SamplerConfig {
     pub actual_bytes: ActualBytes,
     /// Mark rounds that did not use the window as not usable.
     pub require_cwnd_limited: bool,
+    /// Which window Expected uses.
+    pub expected_window: ExpectedWindow,
+    /// What ends a round.
+    pub round_end: RoundEnd,
 }
 
 impl SamplerConfig {
@@ -135,12 +186,26 @@ impl SamplerConfig {
         SamplerConfig {
             subtract_ack_delay: false,
             round_rtt: RoundRttStat::Mean,
+            slow_start_round_rtt: RoundRttStat::Mean,
             min_round_samples: PAPER_MIN_ROUND_SAMPLES,
             min_round_bytes: 0,
             base_rtt: BaseRttMode::Lifetime,
             base_rtt_idle_reset: None,
             actual_bytes: ActualBytes::Sent,
             require_cwnd_limited: false,
+            expected_window: ExpectedWindow::Cwnd,
+            round_end: RoundEnd::PacketNumber,
+        }
+    }
+
+    /// A naive measurement, for comparison only: raw per-packet RTT (no ACK
+    /// delay correction, round RTT = mean), rounds that end after one ACK
+    /// per packet sent, Actual = bytes sent / interval, no gating.
+    pub fn naive() -> Self {
+        SamplerConfig {
+            round_rtt: RoundRttStat::Mean,
+            round_end: RoundEnd::AckCount,
+            ..SamplerConfig::paper()
         }
     }
 
@@ -182,14 +247,17 @@ impl Default for SamplerConfig {
         SamplerConfig {
             subtract_ack_delay: true,
             round_rtt: RoundRttStat::Min,
+            slow_start_round_rtt: RoundRttStat::Mean,
             min_round_samples: DEFAULT_MIN_ROUND_SAMPLES,
             min_round_bytes: DEFAULT_MIN_ROUND_BYTES,
             base_rtt: BaseRttMode::Windowed {
                 window: DEFAULT_BASE_RTT_WINDOW,
             },
             base_rtt_idle_reset: Some(DEFAULT_IDLE_RESET),
-            actual_bytes: ActualBytes::Sent,
+            actual_bytes: ActualBytes::Delivered,
             require_cwnd_limited: true,
+            expected_window: ExpectedWindow::InTransit,
+            round_end: RoundEnd::PacketNumber,
         }
     }
 }
@@ -199,9 +267,12 @@ impl Default for SamplerConfig {
 pub struct RoundSample {
     /// BaseRTT when the round ended.
     pub base_rtt: Duration,
-    /// The round's RTT (min or mean of its samples, per config).
+    /// The round's RTT (min or mean of its samples, per `round_rtt`).
     pub round_rtt: Duration,
-    /// Actual = counted bytes (sent or acked, per config) / interval.
+    /// The round's RTT per `slow_start_round_rtt`.
+    pub slow_start_round_rtt: Duration,
+    /// Actual = counted bytes / interval or send span, per
+    /// `SamplerConfig::actual_bytes`.
     pub actual_bytes_per_sec: f64,
     pub bytes_sent: u64,
     pub bytes_acked: u64,
@@ -281,6 +352,12 @@ impl WindowedMinRtt {
     fn get(&self) -> Option<Duration> {
         self.best.map(|best| best[0].rtt)
     }
+
+    /// How long ago the current minimum was measured.
+    fn age(&self, now: Instant) -> Option<Duration> {
+        self.best
+            .map(|best| now.saturating_duration_since(best[0].time))
+    }
 }
 
 /// BaseRTT in either mode.
@@ -322,20 +399,26 @@ struct RoundTally {
     end_pkt_num: u64,
     start: Instant,
     bytes_sent: u64,
+    ack_events: u32,
     bytes_acked: u64,
     samples: u32,
     rtt_min: Duration,
     rtt_sum: Duration,
     cwnd_limited: bool,
     app_limited: bool,
+    /// Send time of the largest packet acknowledged when the previous round
+    /// ended (the start of the delivered bytes' send span).
+    span_start: Option<Instant>,
 }
 
 impl RoundTally {
-    fn new(end_pkt_num: u64, start: Instant) -> Self {
+    fn new(end_pkt_num: u64, start: Instant, span_start: Option<Instant>) -> Self {
         RoundTally {
             end_pkt_num,
             start,
+            span_start,
             bytes_sent: 0,
+            ack_events: 0,
             bytes_acked: 0,
             samples: 0,
             rtt_min: Duration::MAX,
@@ -358,6 +441,8 @@ pub struct RoundSampler {
     round: Option<RoundTally>,
     /// Since when nothing has been in flight.
     idle_since: Option<Instant>,
+    /// The window of the latest send.
+    last_cwnd_bytes: usize,
 }
 
 impl RoundSampler {
@@ -371,6 +456,7 @@ impl RoundSampler {
             largest_sent_pkt_num: None,
             round: None,
             idle_since: None,
+            last_cwnd_bytes: 0,
         })
     }
 
@@ -382,6 +468,22 @@ impl RoundSampler {
     /// first sample.
     pub fn base_rtt(&self) -> Option<Duration> {
         self.base_rtt.get()
+    }
+
+    /// Replaces BaseRTT by `rtt` measured at `now` (a controller that has
+    /// verified the old BaseRTT is stale, e.g. after a route change).
+    pub fn reset_base_rtt(&mut self, now: Instant, rtt: Duration) {
+        self.base_rtt = BaseRttFilter::new(self.config.base_rtt);
+        self.base_rtt.update(now, rtt);
+    }
+
+    /// How long ago the windowed BaseRTT was measured (None: lifetime
+    /// BaseRTT, or no sample yet).
+    pub fn base_rtt_age(&self, now: Instant) -> Option<Duration> {
+        match &self.base_rtt {
+            BaseRttFilter::Lifetime(_) => None,
+            BaseRttFilter::Windowed(filter) => filter.age(now),
+        }
     }
 
     /// The last RTT sample taken (after ack-delay adjustment).
@@ -396,6 +498,7 @@ impl RoundSampler {
     /// Records a send; `cwnd_bytes` is the window the packet was sent under.
     pub fn on_packet_sent(&mut self, packet: &SentPacket, cwnd_bytes: usize) {
         self.largest_sent_pkt_num = Some(packet.pkt_num);
+        self.last_cwnd_bytes = cwnd_bytes;
         if !packet.in_flight {
             return;
         }
@@ -412,7 +515,7 @@ impl RoundSampler {
         self.idle_since = None;
         let round = self
             .round
-            .get_or_insert_with(|| RoundTally::new(packet.pkt_num, packet.time_sent));
+            .get_or_insert_with(|| RoundTally::new(packet.pkt_num, packet.time_sent, None));
         round.bytes_sent += packet.size_bytes as u64;
         let in_flight_after = packet.bytes_in_flight_before + packet.size_bytes;
         if in_flight_after + self.max_datagram_size > cwnd_bytes {
@@ -438,6 +541,7 @@ impl RoundSampler {
             self.base_rtt.update(event.now, rtt);
             self.latest_rtt = Some(rtt);
         }
+        let ack_count_target = self.ack_count_target();
         let round = self.round.as_mut()?;
         round.bytes_acked += event.acked.iter().map(|p| p.size_bytes as u64).sum::<u64>();
         if let Some(rtt) = rtt {
@@ -445,37 +549,54 @@ impl RoundSampler {
             round.rtt_min = round.rtt_min.min(rtt);
             round.rtt_sum += rtt;
         }
-        let ends = event
-            .acked
-            .last()
-            .is_some_and(|p| p.pkt_num >= round.end_pkt_num);
+        round.ack_events += 1;
+        let ends = match self.config.round_end {
+            RoundEnd::PacketNumber => event
+                .acked
+                .last()
+                .is_some_and(|p| p.pkt_num >= round.end_pkt_num),
+            RoundEnd::AckCount => round.ack_events >= ack_count_target,
+        };
         if !ends {
             return None;
         }
         let next_pkt_num = self.largest_sent_pkt_num.map_or(0, |n| n + 1);
+        let largest_acked_sent = event.acked.last().map(|p| p.time_sent);
         let interval = event.now.saturating_duration_since(round.start);
-        let counted_bytes = match self.config.actual_bytes {
-            ActualBytes::Sent => round.bytes_sent,
-            ActualBytes::Acked => round.bytes_acked,
+        // The first round has no previous largest acked packet: its span
+        // starts at its distinguished packet's send.
+        let span_start = round.span_start.unwrap_or(round.start);
+        let send_span =
+            largest_acked_sent.map_or(Duration::ZERO, |t| t.saturating_duration_since(span_start));
+        let (counted_bytes, denominator) = match self.config.actual_bytes {
+            ActualBytes::Sent => (round.bytes_sent, interval),
+            ActualBytes::Acked => (round.bytes_acked, interval),
+            // BBR's delivery-rate guard (draft-ietf-ccwg-bbr, "Delivery
+            // Rate Samples"): the longer of the send and ACK spans, so a
+            // send burst (slow start) or an ACK burst cannot inflate it.
+            ActualBytes::Delivered => (round.bytes_acked, send_span.max(interval)),
         };
         if round.samples < self.config.min_round_samples
             || counted_bytes < self.config.min_round_bytes
-            || interval.is_zero()
+            || denominator.is_zero()
         {
             // Too little to go on: extend to the next distinguished packet.
             round.end_pkt_num = next_pkt_num;
             return None;
         }
-        let round_rtt = match self.config.round_rtt {
+        let stat = |stat: RoundRttStat| match stat {
             RoundRttStat::Min => round.rtt_min,
             RoundRttStat::Mean => round.rtt_sum / round.samples,
         };
+        let round_rtt = stat(self.config.round_rtt);
+        let slow_start_round_rtt = stat(self.config.slow_start_round_rtt);
         let usable =
             !self.config.require_cwnd_limited || (round.cwnd_limited && !round.app_limited);
         let sample = RoundSample {
             base_rtt: self.base_rtt.get()?,
             round_rtt,
-            actual_bytes_per_sec: counted_bytes as f64 / interval.as_secs_f64(),
+            slow_start_round_rtt,
+            actual_bytes_per_sec: counted_bytes as f64 / denominator.as_secs_f64(),
             bytes_sent: round.bytes_sent,
             bytes_acked: round.bytes_acked,
             samples: round.samples,
@@ -484,8 +605,13 @@ impl RoundSampler {
             app_limited: round.app_limited,
             usable,
         };
-        *round = RoundTally::new(next_pkt_num, event.now);
+        *round = RoundTally::new(next_pkt_num, event.now, largest_acked_sent);
         Some(sample)
+    }
+
+    /// AckCount rounds end after one ACK per packet of the window.
+    fn ack_count_target(&self) -> u32 {
+        (self.last_cwnd_bytes / self.max_datagram_size.max(1)).max(1) as u32
     }
 
     /// Drops the round in progress; the next send starts a fresh one (after
@@ -611,7 +737,11 @@ mod tests {
 
     #[test]
     fn thinned_acks_give_the_same_actual_rate() {
-        for actual_bytes in [ActualBytes::Sent, ActualBytes::Acked] {
+        for actual_bytes in [
+            ActualBytes::Sent,
+            ActualBytes::Acked,
+            ActualBytes::Delivered,
+        ] {
             let config = SamplerConfig {
                 actual_bytes,
                 ..SamplerConfig::paper()

@@ -135,6 +135,8 @@ use crate::gallop::GallopSlowStart;
 use crate::gallop::GallopStep;
 use crate::reno_compat::compat_alpha_beta;
 use crate::reno_compat::CompatApproach;
+use crate::sampler::BaseRttMode;
+use crate::sampler::ExpectedWindow;
 use crate::sampler::RoundSample;
 use crate::sampler::RoundSampler;
 use crate::sampler::SamplerConfig;
@@ -174,6 +176,21 @@ pub const RENO_LOSS_REDUCTION_FACTOR: f64 = 0.5;
 const TIMEOUT_SSTHRESH_DIVISOR: usize = 2;
 /// RFC 9002 section 7.7: N = 1.25.
 pub const PACING_GAIN: f64 = 1.25;
+
+/// The Vegas family's default pacing gain: exactly cwnd / smoothed RTT.
+/// Vegas keeps its window at the pipe plus alpha..beta packets, so it never
+/// needs to send faster than one window per RTT; a gain above 1 (RFC 9002
+/// 7.7 suggests 1.25 for loss-based windows) turns every ACK-clocked burst
+/// into a small bottleneck queue whose last packet, the one an ACK frame
+/// takes its RTT sample from, reads as standing queue. Measured with an ACK
+/// every 16 packets (scenario `ack-frequency`): 1.25 gives 84% steady
+/// utilization, 1.0 gives 95%.
+pub const VEGAS_PACING_GAIN: f64 = 1.0;
+
+/// Consecutive Vegas decreases after which a route change is suspected
+/// and checked with a drain: a queue Vegas built itself is gone after beta
+/// packets of decrease (3 rounds); a fourth says the RTT did not follow.
+pub const DEFAULT_ROUTE_CHANGE_ROUNDS: u32 = 4;
 /// RFC 9000 section 14: the smallest QUIC maximum datagram size.
 pub const DEFAULT_MAX_DATAGRAM_SIZE: usize = 1200;
 
@@ -265,6 +282,15 @@ pub struct VegasConfig {
     /// Pacing gain; None: do not pace.
     pub pacing_gain: Option<f64>,
     pub sampler: SamplerConfig,
+    /// With a windowed BaseRTT: after this many consecutive decreases, drain
+    /// the flow's own queue (as a BaseRTT probe) to check whether BaseRTT
+    /// is stale (a route change); 0 disables the check.
+    pub route_change_rounds: u32,
+    /// With a windowed BaseRTT: drain the flow's own queue for two rounds
+    /// once the BaseRTT sample is half a window old, so the filter sees the
+    /// path's propagation delay again instead of creeping up with the
+    /// standing queue (see [`BaseRttProbe`]).
+    pub probe_base_rtt: bool,
     /// Vegas or Gallop-Vegas slow start.
     pub slow_start: SlowStartKind,
     /// Vegas or Vegas-A congestion avoidance.
@@ -293,6 +319,8 @@ impl VegasConfig {
             pto_response: PtoResponse::RestartSlowStart,
             pacing_gain: None,
             sampler: SamplerConfig::paper(),
+            probe_base_rtt: false,
+            route_change_rounds: 0,
             slow_start: SlowStartKind::Vegas,
             avoidance: AvoidanceKind::Vegas,
             alpha_beta: AlphaBetaSource::Fixed,
@@ -380,6 +408,8 @@ impl VegasConfig {
             initial_cwnd_pkts: paper.initial_cwnd_pkts,
             pacing_gain: paper.pacing_gain,
             sampler: paper.sampler,
+            probe_base_rtt: paper.probe_base_rtt,
+            route_change_rounds: paper.route_change_rounds,
             ..self
         }
     }
@@ -506,8 +536,10 @@ impl Default for VegasConfig {
     fn default() -> Self {
         VegasConfig {
             initial_cwnd_pkts: QUIC_INITIAL_WINDOW_PKTS,
-            pacing_gain: Some(PACING_GAIN),
+            pacing_gain: Some(VEGAS_PACING_GAIN),
             sampler: SamplerConfig::default(),
+            probe_base_rtt: true,
+            route_change_rounds: DEFAULT_ROUTE_CHANGE_ROUNDS,
             ..VegasConfig::paper()
         }
     }
@@ -563,7 +595,32 @@ pub struct Vegas {
     first_pkt_after_reduction: Option<u64>,
     /// Why the recovery in progress started; None: not in recovery.
     recovery_cause: Option<ReductionCause>,
+    /// The BaseRTT drain in progress, if any.
+    probe: Option<BaseRttProbe>,
+    last_probe: Option<Instant>,
+    /// Consecutive congestion-avoidance decreases.
+    decrease_streak: u32,
     events: EventQueue,
+}
+
+/// A drain of the flow's own queue for a windowed BaseRTT.
+///
+/// A windowed minimum forgets the path's propagation delay unless the flow
+/// sometimes empties the queue it keeps itself (alpha to beta packets):
+/// otherwise each new window's minimum includes that standing queue, Vegas
+/// adds alpha..beta on top, and BaseRTT creeps up window after window
+/// (BBR's ProbeRTT solves the same problem, draft-ietf-ccwg-bbr section
+/// 4.3.4). Once the BaseRTT sample is half a window old the window drops by
+/// the last Diff plus one packet for two rounds (one to drain, one whose
+/// RTT samples see the empty queue) and is then restored. ssthresh is not
+/// touched. On a path whose delay really grew the drain finds no lower RTT
+/// and the window's minimum moves up, as it should.
+#[derive(Clone, Copy, Debug)]
+struct BaseRttProbe {
+    restore_cwnd_bytes: usize,
+    rounds_left: u8,
+    /// Smallest round RTT seen during the drain.
+    min_round_rtt: Duration,
 }
 
 impl Vegas {
@@ -592,6 +649,9 @@ impl Vegas {
             largest_sent_pkt_num: None,
             first_pkt_after_reduction: None,
             recovery_cause: None,
+            probe: None,
+            last_probe: None,
+            decrease_streak: 0,
             events: EventQueue::default(),
         })
     }
@@ -651,7 +711,9 @@ impl Vegas {
     }
 
     fn in_slow_start(&self) -> bool {
-        self.cwnd_bytes < self.ssthresh_bytes
+        // A BaseRTT drain lowers the window below ssthresh for two rounds
+        // only; that is not slow start.
+        self.probe.is_none() && self.cwnd_bytes < self.ssthresh_bytes
     }
 
     fn next_pkt_num(&self) -> u64 {
@@ -673,6 +735,9 @@ impl Vegas {
     /// Starts over after a reduction: losses of packets sent before now no
     /// longer count (III-A) and the next round is measured afresh.
     fn mark_reduction(&mut self) {
+        // A loss, PTO or persistent congestion ends a BaseRTT drain: the
+        // reduced window is not restored.
+        self.probe = None;
         self.first_pkt_after_reduction = Some(self.next_pkt_num());
         self.round_start_cwnd_bytes = self.cwnd_bytes;
         self.slow_start_round = SlowStartRound::Hold;
@@ -967,13 +1032,18 @@ impl Vegas {
     /// window is the bytes in transit, Actual times the round's RTT, within
     /// [window at the round start, window now] (module documentation):
     /// the window at the round start unless the window grew in the round.
-    fn round_diff(&self, round: &RoundSample) -> RoundDiff {
+    fn round_diff(&self, round: &RoundSample, round_rtt: Duration) -> RoundDiff {
         let base_rtt_secs = round.base_rtt.as_secs_f64();
         let actual_bytes_per_sec = round.actual_bytes_per_sec;
         let start_bytes = self.round_start_cwnd_bytes as f64;
         let end_bytes = start_bytes.max(self.cwnd_bytes as f64);
-        let in_transit_bytes = actual_bytes_per_sec * round.round_rtt.as_secs_f64();
-        let window_bytes = in_transit_bytes.clamp(start_bytes, end_bytes);
+        let in_transit_bytes = actual_bytes_per_sec * round_rtt.as_secs_f64();
+        let window_bytes = match self.sampler.config().expected_window {
+            // The paper's cwnd; while the window grew during the round, the
+            // part of it that was in transit.
+            ExpectedWindow::Cwnd => in_transit_bytes.clamp(start_bytes, end_bytes),
+            ExpectedWindow::InTransit => in_transit_bytes.min(end_bytes),
+        };
         let expected_bytes_per_sec = window_bytes / base_rtt_secs;
         let diff_bytes = (expected_bytes_per_sec - actual_bytes_per_sec) * base_rtt_secs;
         RoundDiff {
@@ -981,6 +1051,78 @@ impl Vegas {
             actual_bytes_per_sec,
             diff_pkts: (diff_bytes / self.max_datagram_size as f64).max(0.0),
         }
+    }
+
+    /// Starts, continues or ends a BaseRTT drain ([`BaseRttProbe`]) at the
+    /// end of a congestion-avoidance round; true when the round belongs to
+    /// the drain (no Vegas decision is made on it).
+    fn base_rtt_probe_round(
+        &mut self,
+        now: Instant,
+        round: &RoundSample,
+        round_rtt: Duration,
+        diff: &RoundDiff,
+    ) -> bool {
+        if let Some(probe) = &mut self.probe {
+            probe.rounds_left -= 1;
+            probe.min_round_rtt = probe.min_round_rtt.min(round_rtt);
+            if probe.rounds_left == 0 {
+                let probe = *probe;
+                self.probe = None;
+                self.cwnd_bytes = self.cwnd_bytes.max(probe.restore_cwnd_bytes);
+                // With the flow's own queue drained, an RTT still more than
+                // beta packets above BaseRTT is not a queue it can drain:
+                // the path got longer, BaseRTT is stale.
+                let queue_pkts = diff.actual_bytes_per_sec
+                    * probe
+                        .min_round_rtt
+                        .saturating_sub(round.base_rtt)
+                        .as_secs_f64()
+                    / self.max_datagram_size as f64;
+                if queue_pkts > self.beta_pkts {
+                    self.sampler.reset_base_rtt(now, probe.min_round_rtt);
+                }
+                self.decrease_streak = 0;
+            }
+            return true;
+        }
+        let BaseRttMode::Windowed { window } = self.config.sampler.base_rtt else {
+            return false;
+        };
+        if self.in_slow_start() {
+            return false;
+        }
+        let periodic = self.config.probe_base_rtt
+            && self
+                .sampler
+                .base_rtt_age(now)
+                .is_some_and(|age| age >= window / 2)
+            && self
+                .last_probe
+                .is_none_or(|t| now.saturating_duration_since(t) >= window / 2);
+        let route_check = self.config.route_change_rounds > 0
+            && self.decrease_streak >= self.config.route_change_rounds;
+        if !periodic && !route_check {
+            return false;
+        }
+        let drain_bytes = (diff.diff_pkts.ceil() as usize + 1) * self.max_datagram_size;
+        let min_bytes = MIN_WINDOW_PKTS * self.max_datagram_size;
+        let before = self.cwnd_bytes;
+        self.probe = Some(BaseRttProbe {
+            restore_cwnd_bytes: before,
+            rounds_left: 2,
+            min_round_rtt: Duration::MAX,
+        });
+        self.last_probe = Some(now);
+        self.cwnd_bytes = before.saturating_sub(drain_bytes).max(min_bytes);
+        self.events.push(ControllerEvent::Reduction {
+            now,
+            cause: ReductionCause::BaseRttProbe,
+            cwnd_before_bytes: before,
+            cwnd_after_bytes: self.cwnd_bytes,
+            ssthresh_bytes: self.ssthresh_bytes,
+        });
+        true
     }
 
     /// Once per round: decide and record the decision.
@@ -1005,16 +1147,28 @@ impl Vegas {
         self.select_gamma(round.base_rtt);
         let phase = self.phase();
         let (alpha_pkts, beta_pkts) = (self.alpha_pkts, self.beta_pkts);
-        let diff = self.round_diff(round);
-        let action = if self.in_slow_start() {
+        let round_rtt = if self.in_slow_start() {
+            round.slow_start_round_rtt
+        } else {
+            round.round_rtt
+        };
+        let diff = self.round_diff(round, round_rtt);
+        let action = if self.base_rtt_probe_round(now, round, round_rtt, &diff) {
+            Action::BaseRttProbe
+        } else if self.in_slow_start() {
             self.slow_start_step(now, &diff)
         } else {
             self.congestion_avoidance_round(now, &diff)
         };
+        if action == Action::Decrease {
+            self.decrease_streak += 1;
+        } else {
+            self.decrease_streak = 0;
+        }
         self.events.push(ControllerEvent::Round(RoundDecision {
             now,
             base_rtt: round.base_rtt,
-            round_rtt: round.round_rtt,
+            round_rtt,
             expected_bytes_per_sec: diff.expected_bytes_per_sec,
             actual_bytes_per_sec: diff.actual_bytes_per_sec,
             diff_pkts: diff.diff_pkts,
@@ -1096,6 +1250,9 @@ impl Controller for Vegas {
     fn on_path_change(&mut self, now: Instant) {
         // RFC 9000 section 9.4: reset the congestion controller.
         self.sampler.on_path_change();
+        self.probe = None;
+        self.last_probe = None;
+        self.decrease_streak = 0;
         self.cwnd_bytes = self.initial_window_bytes();
         self.ssthresh_bytes = usize::MAX;
         let params_changed =
@@ -1180,6 +1337,7 @@ mod tests {
     const MDS: usize = DEFAULT_MAX_DATAGRAM_SIZE;
     const MS: Duration = Duration::from_millis(1);
     const BASE_RTT: Duration = Duration::from_millis(100);
+    const SECOND: Duration = Duration::from_secs(1);
 
     /// Sends whole windows at one instant and acknowledges them with one
     /// ACK frame a chosen RTT later, so every round's Diff is
@@ -1582,10 +1740,124 @@ mod tests {
     #[test]
     fn pacing_follows_config() {
         let paced = Vegas::new(VegasConfig::default()).unwrap();
-        // 1.25 * 12000 B / 0.1 s
-        assert_eq!(paced.pacing_rate_bytes_per_sec(BASE_RTT), Some(150_000));
+        // VEGAS_PACING_GAIN (1.0) * 12000 B / 0.1 s
+        assert_eq!(paced.pacing_rate_bytes_per_sec(BASE_RTT), Some(120_000));
+        let rfc = Vegas::new(VegasConfig {
+            pacing_gain: Some(PACING_GAIN),
+            ..VegasConfig::default()
+        })
+        .unwrap();
+        // RFC 9002 7.7's 1.25 * 12000 B / 0.1 s
+        assert_eq!(rfc.pacing_rate_bytes_per_sec(BASE_RTT), Some(150_000));
         let paper = Vegas::new(VegasConfig::paper()).unwrap();
         assert_eq!(paper.pacing_rate_bytes_per_sec(BASE_RTT), None);
+    }
+
+    /// The robust defaults with a 2 s BaseRTT window and one sample per
+    /// round (the harness acknowledges a whole round with one ACK frame).
+    fn windowed(window: Duration) -> VegasConfig {
+        let mut c = VegasConfig::default();
+        c.sampler.min_round_samples = 1;
+        c.sampler.min_round_bytes = 0;
+        c.sampler.base_rtt = BaseRttMode::Windowed { window };
+        c
+    }
+
+    fn probes(events: &[ControllerEvent]) -> Vec<(usize, usize)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                ControllerEvent::Reduction {
+                    cause: ReductionCause::BaseRttProbe,
+                    cwnd_before_bytes,
+                    cwnd_after_bytes,
+                    ..
+                } => Some((*cwnd_before_bytes, *cwnd_after_bytes)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn windowed_base_rtt_is_refreshed_by_a_drain_and_the_window_restored() {
+        let mut h = Harness::in_congestion_avoidance_with(windowed(2 * SECOND), 20);
+        // 2 packets of standing queue at 20 packets: RTT = 100 ms * 20/18.
+        let queued_rtt = Duration::from_micros(111_111);
+        let mut events = Vec::new();
+        let mut rounds = 0;
+        while probes(&events).is_empty() && rounds < 20 {
+            h.round(queued_rtt);
+            events.extend(h.drain_events());
+            rounds += 1;
+        }
+        // Half a window (1 s, 9 to 10 rounds of 111 ms) after BaseRTT was
+        // measured: a drain of ceil(Diff = 2) + 1 = 3 packets.
+        assert!((9..=10).contains(&rounds), "{rounds}");
+        assert_eq!(probes(&events), vec![(20 * MDS, 17 * MDS)], "{events:?}");
+        assert_eq!(h.cwnd_pkts(), 17.0);
+        // The drained rounds see the empty queue; after two rounds the
+        // window is back where it was, ssthresh untouched.
+        h.round(BASE_RTT);
+        assert_eq!(h.cwnd_pkts(), 17.0);
+        h.round(BASE_RTT);
+        assert_eq!(h.cwnd_pkts(), 20.0);
+        assert_eq!(h.cc.sampler().base_rtt(), Some(BASE_RTT));
+        // No second drain until another half window has passed.
+        let mut later = Vec::new();
+        for _ in 0..5 {
+            h.round(queued_rtt);
+            later.extend(h.drain_events());
+        }
+        assert!(probes(&later).is_empty(), "{later:?}");
+    }
+
+    #[test]
+    fn a_longer_path_is_detected_and_base_rtt_moves_up() {
+        let mut h = Harness::in_congestion_avoidance_with(windowed(10 * SECOND), 20);
+        // The propagation delay doubles: every RTT is 200 ms from now on.
+        let long = 2 * BASE_RTT;
+        let mut events = Vec::new();
+        for _ in 0..4 {
+            h.round(long);
+            events.extend(h.drain_events());
+        }
+        let decisions: Vec<Action> = events
+            .iter()
+            .filter_map(|e| match e {
+                ControllerEvent::Round(d) => Some(d.action),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(decisions, vec![Action::Decrease; 4]);
+        // The fifth round starts a drain instead of a fifth decrease.
+        h.round(long);
+        let drains = probes(&h.drain_events());
+        assert_eq!(drains.len(), 1);
+        let restore = drains[0].0;
+        h.round(long);
+        h.round(long);
+        h.drain_events();
+        // The drain found no lower RTT: BaseRTT is the new path's.
+        assert_eq!(h.cc.sampler().base_rtt(), Some(long));
+        assert_eq!(h.cc.cwnd_bytes(), restore);
+        // With the new BaseRTT and no queue, Vegas grows again.
+        h.round(long);
+        assert_eq!(h.last_round().action, Action::Increase);
+    }
+
+    #[test]
+    fn the_papers_base_rtt_never_moves_and_never_drains() {
+        let mut h = Harness::in_congestion_avoidance_with(VegasConfig::paper(), 20);
+        let mut events = Vec::new();
+        for _ in 0..30 {
+            h.round(2 * BASE_RTT);
+            events.extend(h.drain_events());
+        }
+        assert!(probes(&events).is_empty());
+        assert_eq!(h.cc.sampler().base_rtt(), Some(BASE_RTT));
+        // Diff = cwnd (1 - 100/200) stays above beta until cwnd = 2 beta:
+        // Vegas settles at 6 packets where the longer path needs 40.
+        assert_eq!(h.cwnd_pkts(), 2.0 * 3.0);
     }
 
     #[test]

@@ -104,12 +104,28 @@ pub struct LinkStats {
     pub max_queue_pkts: usize,
     /// Time spent at each queue length (index = packets waiting).
     pub queue_time_ns: Vec<u128>,
+    /// From when the steady-state figures below count.
+    pub steady_from_ns: Nanos,
+    /// Serializer busy time after `steady_from_ns`.
+    pub steady_busy_ns: Nanos,
+    /// Queue integral after `steady_from_ns` (packet * ns).
+    pub steady_queue_pkt_ns: u128,
 }
 
 impl LinkStats {
     /// Time-weighted mean queue over `elapsed_ns`.
     pub fn mean_queue_pkts(&self, elapsed_ns: Nanos) -> f64 {
         self.queue_pkt_ns as f64 / elapsed_ns.max(1) as f64
+    }
+
+    /// Utilization and mean queue after `steady_from_ns`, over a run that
+    /// ended at `end_ns` (None when the run ended before).
+    pub fn steady(&self, end_ns: Nanos) -> Option<(f64, f64)> {
+        let span = end_ns.checked_sub(self.steady_from_ns).filter(|s| *s > 0)? as f64;
+        Some((
+            (self.steady_busy_ns as f64 / span).min(1.0),
+            self.steady_queue_pkt_ns as f64 / span,
+        ))
     }
 
     /// Smallest queue length the link spent at least `q` of its time at or
@@ -210,6 +226,8 @@ impl Link {
     fn account(&mut self, now: Nanos) {
         let dt = now.saturating_sub(self.last_change_ns) as u128;
         let len = self.queue.len();
+        let steady_dt = now.saturating_sub(self.last_change_ns.max(self.stats.steady_from_ns));
+        self.stats.steady_queue_pkt_ns += steady_dt as u128 * len as u128;
         self.stats.queue_pkt_ns += dt * len as u128;
         let slot = len.min(self.stats.queue_time_ns.len() - 1);
         self.stats.queue_time_ns[slot] += dt;
@@ -280,6 +298,9 @@ impl Link {
     fn start_service(&mut self, bytes: usize) -> Nanos {
         let tx = self.spec.serialization_ns(bytes);
         self.stats.busy_ns += tx;
+        if self.last_change_ns >= self.stats.steady_from_ns {
+            self.stats.steady_busy_ns += tx;
+        }
         self.stats.sent_bytes += bytes as u64;
         tx
     }

@@ -424,6 +424,11 @@ impl Simulator {
             let first = to_nanos(bg.start.0) + sim.exp_gap(bg.arrivals_per_sec);
             sim.schedule(first, EventKind::Background);
         }
+        // Steady-state figures count over the second half of the time limit.
+        let steady_from = sim.time_limit / 2;
+        for l in &mut sim.links {
+            l.stats.steady_from_ns = steady_from;
+        }
         if let Some(dir) = &sim.options.out_dir {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;

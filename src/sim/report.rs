@@ -22,7 +22,9 @@
 //!   (newreno, reno, cubic) over those of the Vegas-family flows, the
 //!   ACK_R/ACK_V ratio of seed 003's tables; null without both groups.
 //! - links: `utilization` = serializer busy time / run time; queues are
-//!   waiting packets, time-weighted.
+//!   waiting packets, time-weighted. `steady_utilization` and
+//!   `steady_mean_queue_pkts` count only the second half of the time limit
+//!   (the standing state after start-up).
 
 use serde::Serialize;
 
@@ -58,6 +60,10 @@ pub struct LinkReport {
     pub mean_queue_pkts: f64,
     pub p95_queue_pkts: usize,
     pub max_queue_pkts: usize,
+    /// Utilization and mean queue over the second half of the time limit
+    /// (the standing state); null when the run ended before.
+    pub steady_utilization: Option<f64>,
+    pub steady_mean_queue_pkts: Option<f64>,
     /// Drop-tail drops plus random losses.
     pub drops: u64,
     pub random_losses: u64,
@@ -244,6 +250,8 @@ pub fn report(scenario: &Scenario, result: &SimResult, wall_seconds: f64) -> Rep
             mean_queue_pkts: s.mean_queue_pkts(result.sim_ns),
             p95_queue_pkts: s.queue_quantile_pkts(0.95),
             max_queue_pkts: s.max_queue_pkts,
+            steady_utilization: s.steady(result.sim_ns).map(|(u, _)| u),
+            steady_mean_queue_pkts: s.steady(result.sim_ns).map(|(_, q)| q),
             drops: s.dropped_pkts + s.lost_pkts,
             random_losses: s.lost_pkts,
         })

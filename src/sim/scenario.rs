@@ -345,7 +345,17 @@ fn default_mds() -> usize {
 }
 
 /// Built-in scenarios: name, TOML.
-pub const BUILTINS: &[(&str, &str)] = &[("demo", include_str!("../../scenarios/demo.toml"))];
+pub const BUILTINS: &[(&str, &str)] = &[
+    ("demo", include_str!("../../scenarios/demo.toml")),
+    (
+        "ack-frequency",
+        include_str!("../../scenarios/ack-frequency.toml"),
+    ),
+    (
+        "route-change",
+        include_str!("../../scenarios/route-change.toml"),
+    ),
+];
 
 /// Parses `value` as a TOML value (number, bool, string, array, table);
 /// anything TOML cannot read is taken as a plain string.
