@@ -180,7 +180,8 @@ pub struct SamplerConfig {
 
 impl SamplerConfig {
     /// The paper's measurement (III-B): raw RTT samples, BaseRTT the minimum
-    /// ever seen, one sample per round, no gating. The round RTT is the mean
+    /// ever seen, one sample per round; rounds that did not use the window
+    /// (the QUIC handshake) are ignored. The round RTT is the mean
     /// (seed 004's model of the implementation).
     pub fn paper() -> Self {
         SamplerConfig {
@@ -192,7 +193,11 @@ impl SamplerConfig {
             base_rtt: BaseRttMode::Lifetime,
             base_rtt_idle_reset: None,
             actual_bytes: ActualBytes::Sent,
-            require_cwnd_limited: false,
+            // The papers' sources always have data. A QUIC connection's
+            // first rounds carry the handshake and then wait a round trip
+            // for the request: without gating, their tiny Actual would read
+            // as a Diff of several packets and end slow start at once.
+            require_cwnd_limited: true,
             expected_window: ExpectedWindow::Cwnd,
             round_end: RoundEnd::PacketNumber,
         }
@@ -205,6 +210,7 @@ impl SamplerConfig {
         SamplerConfig {
             round_rtt: RoundRttStat::Mean,
             round_end: RoundEnd::AckCount,
+            require_cwnd_limited: false,
             ..SamplerConfig::paper()
         }
     }
@@ -409,14 +415,22 @@ struct RoundTally {
     /// Send time of the largest packet acknowledged when the previous round
     /// ended (the start of the delivered bytes' send span).
     span_start: Option<Instant>,
+    /// The window when the round started.
+    start_cwnd_bytes: usize,
 }
 
 impl RoundTally {
-    fn new(end_pkt_num: u64, start: Instant, span_start: Option<Instant>) -> Self {
+    fn new(
+        end_pkt_num: u64,
+        start: Instant,
+        span_start: Option<Instant>,
+        start_cwnd_bytes: usize,
+    ) -> Self {
         RoundTally {
             end_pkt_num,
             start,
             span_start,
+            start_cwnd_bytes,
             bytes_sent: 0,
             ack_events: 0,
             bytes_acked: 0,
@@ -513,9 +527,13 @@ impl RoundSampler {
             }
         }
         self.idle_since = None;
-        let round = self
-            .round
-            .get_or_insert_with(|| RoundTally::new(packet.pkt_num, packet.time_sent, None));
+        let round = self.round.get_or_insert_with(|| {
+            RoundTally::new(packet.pkt_num, packet.time_sent, None, cwnd_bytes)
+        });
+        if round.bytes_sent == 0 {
+            // The window the round's first send went out under.
+            round.start_cwnd_bytes = cwnd_bytes;
+        }
         round.bytes_sent += packet.size_bytes as u64;
         let in_flight_after = packet.bytes_in_flight_before + packet.size_bytes;
         if in_flight_after + self.max_datagram_size > cwnd_bytes {
@@ -542,6 +560,7 @@ impl RoundSampler {
             self.latest_rtt = Some(rtt);
         }
         let ack_count_target = self.ack_count_target();
+        let last_cwnd_bytes = self.last_cwnd_bytes;
         let round = self.round.as_mut()?;
         round.bytes_acked += event.acked.iter().map(|p| p.size_bytes as u64).sum::<u64>();
         if let Some(rtt) = rtt {
@@ -590,8 +609,11 @@ impl RoundSampler {
         };
         let round_rtt = stat(self.config.round_rtt);
         let slow_start_round_rtt = stat(self.config.slow_start_round_rtt);
-        let usable =
-            !self.config.require_cwnd_limited || (round.cwnd_limited && !round.app_limited);
+        // The round's own sends must have filled the window: a round that
+        // mostly waited on packets of the previous one (a QUIC handshake,
+        // a request in flight) measures nothing about the path.
+        let filled = round.cwnd_limited && 2 * round.bytes_sent >= round.start_cwnd_bytes as u64;
+        let usable = !self.config.require_cwnd_limited || (filled && !round.app_limited);
         let sample = RoundSample {
             base_rtt: self.base_rtt.get()?,
             round_rtt,
@@ -605,7 +627,7 @@ impl RoundSampler {
             app_limited: round.app_limited,
             usable,
         };
-        *round = RoundTally::new(next_pkt_num, event.now, largest_acked_sent);
+        *round = RoundTally::new(next_pkt_num, event.now, largest_acked_sent, last_cwnd_bytes);
         Some(sample)
     }
 
@@ -942,8 +964,12 @@ mod tests {
             .on_ack_event(&ack_event(t1, &[acked(0, t0)], 100 * MS))
             .unwrap();
         assert!(round.cwnd_limited && round.app_limited && !round.usable);
-        // Paper mode: no gating.
-        let mut sampler = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
+        // Without gating every round counts.
+        let ungated = SamplerConfig {
+            require_cwnd_limited: false,
+            ..SamplerConfig::paper()
+        };
+        let mut sampler = RoundSampler::new(ungated, MDS).unwrap();
         sampler.on_packet_sent(&sent(0, t0, 0), cwnd);
         let round = sampler
             .on_ack_event(&ack_event(t1, &[acked(0, t0)], 100 * MS))

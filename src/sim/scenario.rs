@@ -355,6 +355,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
         "route-change",
         include_str!("../../scenarios/route-change.toml"),
     ),
+    (
+        "gallop-vegas",
+        include_str!("../../scenarios/gallop-vegas.toml"),
+    ),
 ];
 
 /// Parses `value` as a TOML value (number, bool, string, array, table);
