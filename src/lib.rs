@@ -16,7 +16,11 @@
 pub mod adapter;
 pub mod algorithm;
 mod params;
+#[cfg(feature = "sim")]
+pub mod plot;
 pub mod qlog;
+#[cfg(feature = "sim")]
+pub mod qvis;
 #[cfg(feature = "sim")]
 pub mod sim;
 

@@ -1,17 +1,48 @@
-//! The controllers' own qlog events, under the `vegas:` namespace.
+//! The controllers' own qlog events, under the `vegas:` namespace, and the
+//! tools around them: writing a connection's qlog where quiche's apps do
+//! (`QLOGDIR` or an explicit path), and reading a qlog back strictly.
 //!
 //! Each `vegas_cc::ControllerEvent` becomes one qlog event written into the
 //! connection's own qlog stream (through the patched quiche's
-//! `drain_qlog_events` hook). Field names carry their units.
+//! `drain_qlog_events` hook), next to quiche's standard `quic:*` events.
+//! Times are the decision's own (`now` of the record). Field names carry
+//! their units (`_ms`, `_bytes`, `_pkts`, `_bytes_per_s`).
 //!
-//! | event                    | when                                         |
-//! |--------------------------|----------------------------------------------|
-//! | `vegas:round_decision`   | once per Vegas round (BaseRTT, Expected, ...) |
-//! | `vegas:slow_start_exit`  | slow start ends, with its cause              |
-//! | `vegas:window_reduction` | a loss, PTO or persistent congestion cut     |
-//! | `vegas:params_changed`   | Vegas-A moved alpha/beta                     |
-//! | `vegas:gallop_update`    | Gallop-Vegas changed incr/maxincr/status     |
+//! # The `vegas:` namespace
+//!
+//! | event                    | when | fields |
+//! |--------------------------|------|--------|
+//! | `vegas:round_decision`   | once per Vegas round (Brakmo & Peterson III-B) | `base_rtt_ms`, `round_rtt_ms`, `expected_bytes_per_s` (cwnd / BaseRTT), `actual_bytes_per_s`, `diff_pkts` ((Expected - Actual) * BaseRTT / max datagram size), `alpha_pkts`, `beta_pkts`, `gamma_pkts`, `cwnd_before_bytes`, `cwnd_after_bytes`, `action` (`increase`, `hold`, `decrease`, `slow_start_grow`, `slow_start_hold`, `slow_start_exit`, `base_rtt_probe`: a round of a BaseRTT drain, no Vegas decision), `phase` (`slow_start`, `congestion_avoidance`, `recovery`), `samples` (RTT samples behind the round), `bytes_acked` (bytes acknowledged in the round) |
+//! | `vegas:slow_start_exit`  | slow start ends | `cause` (`diff_above_gamma`, `loss`, `pto`, `ssthresh`, `diff_at_least_beta`, `increment_at_one`), `cwnd_bytes` |
+//! | `vegas:window_reduction` | a loss, PTO or persistent-congestion cut | `cause` (`loss`, `pto`, `persistent_congestion`, `base_rtt_probe`), `cwnd_before_bytes`, `cwnd_after_bytes`, `ssthresh_bytes` |
+//! | `vegas:params_changed`   | Vegas-A moved alpha/beta | `alpha_pkts`, `beta_pkts` |
+//! | `vegas:gallop_update`    | Gallop-Vegas changed incr/maxincr/status | `incr_pkts`, `maxincr_pkts`, `status` (seed 002 Table 1: 0 clear, 1 incr halved, 2 window cut and slow start ended) |
+//!
+//! # Where qlogs go
+//!
+//! [`setup`] does what quiche's example apps do: an explicit path (a file,
+//! or a folder to put `<id>-<role>.sqlog` in), else the folder named by the
+//! `QLOGDIR` environment variable, else nothing. [`setup_writer`] takes any
+//! writer and can record the connection's *time origin* (the instant qlog
+//! time 0 stands for, on a clock shared by several connections, e.g. a
+//! simulator's virtual time) in the trace description as
+//! `time_origin_ms=<ms>`; [`Trace::time_origin_ms`] reads it back, so tools
+//! can put both endpoints and a bottleneck queue log on one time base.
+//!
+//! # Reading back
+//!
+//! [`read_vegas_events`] reads through the `qlog` crate's own reader
+//! (`QlogSeqReader`), which silently skips records it cannot parse.
+//! [`Trace::read`] is strict: a truncated or malformed record is an error
+//! naming the record number and what was wrong; events of unknown
+//! categories are skipped and counted; a trace without events is an error.
 
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io;
+use std::path::Path;
+use std::path::PathBuf;
+use std::time::Duration;
 use std::time::Instant;
 
 use qlog::events::EventImportance;
@@ -25,6 +56,25 @@ pub const SLOW_START_EXIT: &str = "vegas:slow_start_exit";
 pub const WINDOW_REDUCTION: &str = "vegas:window_reduction";
 pub const PARAMS_CHANGED: &str = "vegas:params_changed";
 pub const GALLOP_UPDATE: &str = "vegas:gallop_update";
+
+/// The namespace (qlog category) of every event above.
+pub const NAMESPACE: &str = "vegas";
+
+/// Every `vegas:` event this crate writes.
+pub const VEGAS_EVENTS: [&str; 5] = [
+    ROUND_DECISION,
+    SLOW_START_EXIT,
+    WINDOW_REDUCTION,
+    PARAMS_CHANGED,
+    GALLOP_UPDATE,
+];
+
+/// The environment variable quiche's apps read: a folder for qlog files.
+pub const QLOGDIR_ENV: &str = "QLOGDIR";
+
+/// The key under which [`setup_writer`] records the time origin in the
+/// trace description.
+pub const TIME_ORIGIN_KEY: &str = "time_origin_ms=";
 
 fn ms(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1e3
@@ -111,4 +161,392 @@ pub fn to_json_event(event: &ControllerEvent) -> (Instant, JsonEvent) {
             data,
         },
     )
+}
+
+/// Where [`setup`] writes a connection's qlog: `path_or_dir` if given (an
+/// existing folder, or a path ending in `/`, gets `<id>-<role>.sqlog`; any
+/// other path is the file itself), else `$QLOGDIR/<id>-<role>.sqlog`, else
+/// nowhere.
+pub fn qlog_path(path_or_dir: Option<&Path>, role: &str, id: &str) -> Option<PathBuf> {
+    let file_name = format!("{id}-{role}.sqlog");
+    match path_or_dir {
+        Some(p) if p.is_dir() || p.as_os_str().to_string_lossy().ends_with('/') => {
+            Some(p.join(file_name))
+        }
+        Some(p) => Some(p.to_path_buf()),
+        None => std::env::var_os(QLOGDIR_ENV)
+            .filter(|dir| !dir.is_empty())
+            .map(|dir| PathBuf::from(dir).join(file_name)),
+    }
+}
+
+/// Makes `conn` write its qlog (JSON-SEQ, quiche's events and ours) to the
+/// file [`qlog_path`] picks, creating its folder. Returns the path, or
+/// `None` when neither a path nor `QLOGDIR` was given. Call it right after
+/// the connection is created, as quiche asks.
+///
+/// `role` is `"client"` or `"server"`; `id` names the connection (quiche's
+/// apps use the hex connection ID).
+pub fn setup(
+    conn: &mut quiche::Connection,
+    path_or_dir: Option<&Path>,
+    role: &str,
+    id: &str,
+) -> io::Result<Option<PathBuf>> {
+    let Some(path) = qlog_path(path_or_dir, role, id) else {
+        return Ok(None);
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let file = std::fs::File::create(&path)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display())))?;
+    setup_writer(conn, Box::new(io::BufWriter::new(file)), role, id, None);
+    Ok(Some(path))
+}
+
+/// Makes `conn` write its qlog to `writer`. With `time_origin`, the trace
+/// description records which instant of a shared clock qlog time 0 is
+/// (`time_origin_ms=...`), so several traces can be aligned exactly.
+pub fn setup_writer(
+    conn: &mut quiche::Connection,
+    writer: Box<dyn io::Write + Send + Sync>,
+    role: &str,
+    id: &str,
+    time_origin: Option<Duration>,
+) {
+    conn.set_qlog(
+        writer,
+        format!("{id} {role}"),
+        description(role, id, time_origin),
+    );
+}
+
+/// The trace description [`setup_writer`] writes.
+pub fn description(role: &str, id: &str, time_origin: Option<Duration>) -> String {
+    let mut text = format!("quiche-vegas {role} {id}");
+    if let Some(origin) = time_origin {
+        text.push_str(&format!(" {TIME_ORIGIN_KEY}{}", ms(origin)));
+    }
+    text
+}
+
+/// Reads the `vegas:*` events of a JSON-SEQ qlog file through the `qlog`
+/// crate's reader. Records that reader cannot parse are skipped by it; use
+/// [`Trace::read`] to have them reported.
+pub fn read_vegas_events(path: &Path) -> Result<Vec<JsonEvent>, Box<dyn std::error::Error>> {
+    let reader = qlog::reader::QlogSeqReader::with_file(path)?;
+    Ok(reader
+        .filter_map(|event| match event {
+            qlog::reader::Event::Json(json) if json.name.starts_with("vegas:") => Some(json),
+            _ => None,
+        })
+        .collect())
+}
+
+/// A qlog that could not be read: which input, which record (1 is the
+/// header, events count from 2; 0 is the file as a whole), what was wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceError {
+    pub source: String,
+    pub record: usize,
+    pub what: String,
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.record == 0 {
+            write!(f, "{}: {}", self.source, self.what)
+        } else {
+            write!(f, "{}: record {}: {}", self.source, self.record, self.what)
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// One event of a trace, as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Milliseconds since the trace's time 0.
+    pub time_ms: f64,
+    /// `category:event`, e.g. `quic:packet_sent` or `vegas:round_decision`.
+    pub name: String,
+    /// The event's data (an empty object when the event had none).
+    pub data: serde_json::Value,
+}
+
+impl Record {
+    /// A field of `data` as a number.
+    pub fn f64(&self, field: &str) -> Option<f64> {
+        self.data.get(field).and_then(serde_json::Value::as_f64)
+    }
+
+    /// A field of `data` as a string.
+    pub fn str(&self, field: &str) -> Option<&str> {
+        self.data.get(field).and_then(serde_json::Value::as_str)
+    }
+}
+
+/// Event categories a reader of this crate understands: quiche's and ours.
+const KNOWN_CATEGORIES: [&str; 3] = ["quic", "http3", "loglevel"];
+
+/// A qlog trace (one connection endpoint), read strictly.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    /// Where it came from (a path, or a name given by the caller).
+    pub source: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// `client`, `server`, `network` or `unknown`.
+    pub vantage_point: String,
+    /// The known events, in file order.
+    pub events: Vec<Record>,
+    /// Events skipped because their category or `vegas:` name is unknown,
+    /// counted by name.
+    pub unknown_events: BTreeMap<String, u64>,
+}
+
+impl Trace {
+    /// Reads a JSON-SEQ qlog (quiche's `.sqlog`; newline-delimited JSON
+    /// without record separators is accepted too).
+    pub fn read(path: &Path) -> Result<Trace, TraceError> {
+        let source = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| TraceError {
+            source: source.clone(),
+            record: 0,
+            what: format!("cannot read: {e}"),
+        })?;
+        Trace::parse(&bytes, &source)
+    }
+
+    /// Parses the bytes of a JSON-SEQ qlog; `source` names it in errors.
+    pub fn parse(bytes: &[u8], source: &str) -> Result<Trace, TraceError> {
+        let error = |record: usize, what: String| TraceError {
+            source: source.to_string(),
+            record,
+            what,
+        };
+        const RECORD_SEPARATOR: u8 = 0x1e;
+        let records: Vec<&[u8]> = if bytes.contains(&RECORD_SEPARATOR) {
+            bytes.split(|&b| b == RECORD_SEPARATOR).collect()
+        } else {
+            bytes.split(|&b| b == b'\n').collect()
+        };
+        let records: Vec<(usize, &[u8])> = records
+            .into_iter()
+            .filter(|r| !r.iter().all(u8::is_ascii_whitespace))
+            .enumerate()
+            .map(|(i, r)| (i + 1, r))
+            .collect();
+        let last_record = records.len();
+        let mut records = records.into_iter();
+        let Some((_, header)) = records.next() else {
+            return Err(error(0, "empty file: no qlog header".into()));
+        };
+        let header: serde_json::Value = serde_json::from_slice(header)
+            .map_err(|e| error(1, format!("header is not JSON: {e}")))?;
+        let trace = header
+            .get("trace")
+            .filter(|t| t.is_object())
+            .ok_or_else(|| {
+                error(
+                    1,
+                    "header has no `trace` object: not a JSON-SEQ qlog".into(),
+                )
+            })?;
+        let text = |v: Option<&serde_json::Value>| v.and_then(|v| v.as_str()).map(String::from);
+        let mut out = Trace {
+            source: source.to_string(),
+            title: text(trace.get("title")).or_else(|| text(header.get("title"))),
+            description: text(trace.get("description")).or_else(|| text(header.get("description"))),
+            vantage_point: text(trace.pointer("/vantage_point/type"))
+                .unwrap_or_else(|| "unknown".into()),
+            events: Vec::new(),
+            unknown_events: BTreeMap::new(),
+        };
+        for (number, raw) in records {
+            let value: serde_json::Value = match serde_json::from_slice(raw) {
+                Ok(v) => v,
+                Err(e) if e.is_eof() && number == last_record => {
+                    return Err(error(
+                        number,
+                        format!("truncated: the file ends inside this record ({e})"),
+                    ))
+                }
+                Err(e) => return Err(error(number, format!("not JSON: {e}"))),
+            };
+            let time_ms = value
+                .get("time")
+                .and_then(serde_json::Value::as_f64)
+                .ok_or_else(|| error(number, "event without a numeric `time`".into()))?;
+            let name = value
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .ok_or_else(|| error(number, "event without a string `name`".into()))?;
+            let data = match value.get("data") {
+                None => serde_json::Value::Object(Default::default()),
+                Some(d) if d.is_object() => d.clone(),
+                Some(_) => return Err(error(number, format!("`{name}`: `data` is not an object"))),
+            };
+            if !is_known_event(name) {
+                *out.unknown_events.entry(name.to_string()).or_default() += 1;
+                continue;
+            }
+            out.events.push(Record {
+                time_ms,
+                name: name.to_string(),
+                data,
+            });
+        }
+        if out.events.is_empty() {
+            let skipped: u64 = out.unknown_events.values().sum();
+            return Err(error(
+                0,
+                format!(
+                    "empty trace: no known events after the header ({skipped} unknown skipped)"
+                ),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// The time origin [`setup_writer`] recorded: which instant of a clock
+    /// shared with other traces (and the simulator's queue logs) qlog time
+    /// 0 is, in milliseconds.
+    pub fn time_origin_ms(&self) -> Option<f64> {
+        [&self.description, &self.title]
+            .into_iter()
+            .flatten()
+            .flat_map(|text| text.split_whitespace())
+            .find_map(|word| word.strip_prefix(TIME_ORIGIN_KEY)?.parse().ok())
+    }
+
+    /// The events named `name`.
+    pub fn named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Record> + 'a {
+        self.events.iter().filter(move |e| e.name == name)
+    }
+
+    /// Total events skipped as unknown.
+    pub fn unknown_count(&self) -> u64 {
+        self.unknown_events.values().sum()
+    }
+}
+
+/// Whether a reader of this crate understands `name`: quiche's categories,
+/// and the `vegas:` events of [`VEGAS_EVENTS`].
+pub fn is_known_event(name: &str) -> bool {
+    match name.split_once(':') {
+        Some((NAMESPACE, _)) => VEGAS_EVENTS.contains(&name),
+        Some((category, _)) => KNOWN_CATEGORIES.contains(&category),
+        None => false,
+    }
+}
+
+/// When a `quic:packet_sent` record's packet left: its `send_at_time` (the
+/// pacer's release time) when present, else the event time, in ms.
+pub fn send_time_ms(record: &Record) -> f64 {
+    record.f64("send_at_time").unwrap_or(record.time_ms)
+}
+
+/// A sent packet whose stream data was sent again later (the Vegas
+/// paper's "segment that is eventually retransmitted", seed 000 II-B).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retransmitted {
+    pub packet_type: String,
+    pub packet_number: u64,
+    /// When the packet was first sent, ms of trace time.
+    pub sent_ms: f64,
+    /// When some of its stream data was first sent again, ms of trace time.
+    pub resent_ms: f64,
+    pub length_bytes: u64,
+}
+
+/// The packets of `trace` (the data sender's) whose stream data was sent
+/// again by a later packet, in order of first send. quiche 0.30 writes no
+/// `packet_lost` events, so this is how losses (and spurious resends after
+/// a PTO) show in a trace.
+pub fn retransmitted_packets(trace: &Trace) -> Vec<Retransmitted> {
+    // Per stream: start offset -> (end offset, index into `sent`).
+    let mut ranges: BTreeMap<u64, BTreeMap<u64, (u64, usize)>> = BTreeMap::new();
+    let mut sent: Vec<(Retransmitted, bool)> = Vec::new();
+    for record in trace.named("quic:packet_sent") {
+        let time_ms = send_time_ms(record);
+        let Some(packet_number) = record
+            .data
+            .pointer("/header/packet_number")
+            .and_then(|v| v.as_u64())
+        else {
+            continue;
+        };
+        let packet_type = record
+            .data
+            .pointer("/header/packet_type")
+            .and_then(|v| v.as_str())
+            .unwrap_or("unknown")
+            .to_string();
+        let index = sent.len();
+        let mut carries_stream_data = false;
+        for frame in record
+            .data
+            .get("frames")
+            .and_then(|f| f.as_array())
+            .into_iter()
+            .flatten()
+        {
+            if frame.get("frame_type").and_then(|t| t.as_str()) != Some("stream") {
+                continue;
+            }
+            let (Some(stream_id), Some(offset)) = (
+                frame.get("stream_id").and_then(|v| v.as_u64()),
+                frame.get("offset").and_then(|v| v.as_u64()),
+            ) else {
+                continue;
+            };
+            let length = frame
+                .pointer("/raw/payload_length")
+                .or_else(|| frame.get("length"))
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0);
+            if length == 0 {
+                continue;
+            }
+            carries_stream_data = true;
+            let end = offset + length;
+            let stream = ranges.entry(stream_id).or_default();
+            // Earlier frames overlapping [offset, end): start < end and
+            // end > offset. A frame fits in one UDP datagram, so only
+            // frames starting less than 64 KiB before `offset` can overlap.
+            const MAX_FRAME_BYTES: u64 = 1 << 16;
+            for (_, &(earlier_end, earlier)) in
+                stream.range(offset.saturating_sub(MAX_FRAME_BYTES)..end)
+            {
+                if earlier < index && earlier_end > offset && !sent[earlier].1 {
+                    sent[earlier].1 = true;
+                    sent[earlier].0.resent_ms = time_ms;
+                }
+            }
+            stream.insert(offset, (end, index));
+        }
+        if carries_stream_data {
+            sent.push((
+                Retransmitted {
+                    packet_type,
+                    packet_number,
+                    sent_ms: time_ms,
+                    resent_ms: f64::NAN,
+                    length_bytes: record
+                        .data
+                        .pointer("/raw/length")
+                        .and_then(|v| v.as_u64())
+                        .unwrap_or(0),
+                },
+                false,
+            ));
+        }
+    }
+    sent.into_iter()
+        .filter(|(_, resent)| *resent)
+        .map(|(p, _)| p)
+        .collect()
 }

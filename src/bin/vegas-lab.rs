@@ -1,10 +1,13 @@
 //! `vegas-lab`: run the quiche-vegas experiments.
 //!
-//! - `vegas-lab run SCENARIO [--set key=value]... [--seed N] [--out DIR] [--json]`
+//! - `vegas-lab run SCENARIO [--set key=value]... [--seed N] [--out DIR] [--json] [--plot]`
 //! - `vegas-lab list`
 //! - `vegas-lab demo [--seed N]`
+//! - `vegas-lab qvis IN.sqlog... -o OUT.qlog [--max-mb N] [--no-peer]`
+//! - `vegas-lab plot IN.sqlog... [--queue QUEUELOG] -o FIG.svg [--flow N]... [--title T]`
 
 use std::io::IsTerminal;
+use std::path::Path;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -50,6 +53,48 @@ enum Command {
         /// Print the summary as one JSON object.
         #[arg(long)]
         json: bool,
+        /// Write qlogs and draw each flow's trace graph (`flow-N.svg` in
+        /// `--out`, which this needs).
+        #[arg(long)]
+        plot: bool,
+    },
+    /// Convert qlogs (JSON-SEQ, as quiche writes them) into qlog 0.3 JSON
+    /// that qvis loads, both endpoints on one time base.
+    Qvis {
+        /// qlog files; for `...-server.sqlog` / `...-client.sqlog` the other
+        /// endpoint's file next to it is added unless `--no-peer`.
+        #[arg(required = true)]
+        input: Vec<PathBuf>,
+        /// Output file (split exports get `.partNofM` before the extension).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Split files larger than this many MB (10^6 bytes).
+        #[arg(long, default_value_t = 50.0)]
+        max_mb: f64,
+        /// Do not add the other endpoint's qlog.
+        #[arg(long)]
+        no_peer: bool,
+    },
+    /// Draw the Vegas paper's trace graph (windows, sending rate, CAM,
+    /// queue, common marks) from senders' qlogs; several inputs are drawn
+    /// over each other.
+    Plot {
+        /// Senders' qlog files (the server's, for simulated runs).
+        #[arg(required = true)]
+        input: Vec<PathBuf>,
+        /// The bottleneck's queue log (`bottleneck.queue` of a simulated run).
+        #[arg(long)]
+        queue: Option<PathBuf>,
+        /// Output file: `.svg` (`.png` is explained, not drawn).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Each input's flow number in the queue log (default: from the
+        /// qlog title, `flow N ...`).
+        #[arg(long)]
+        flow: Vec<usize>,
+        /// Figure title (default: the input file names).
+        #[arg(long)]
+        title: Option<String>,
     },
     /// List the built-in scenarios.
     List,
@@ -69,7 +114,21 @@ fn main() {
             seed,
             out,
             json,
-        } => run(&scenario, set, seed, out, json),
+            plot,
+        } => run(&scenario, set, seed, out, json, plot),
+        Command::Qvis {
+            input,
+            output,
+            max_mb,
+            no_peer,
+        } => qvis(input, &output, max_mb, no_peer),
+        Command::Plot {
+            input,
+            queue,
+            output,
+            flow,
+            title,
+        } => plot(&input, queue.as_deref(), &output, &flow, title),
         Command::List => {
             list();
             Ok(())
@@ -128,18 +187,162 @@ fn run(
     seed: Option<u64>,
     out: Option<PathBuf>,
     json: bool,
+    plot: bool,
 ) -> Result<()> {
     if let Some(seed) = seed {
         set.push(format!("seed={seed}"));
     }
+    if plot {
+        anyhow::ensure!(
+            out.is_some(),
+            "--plot needs --out DIR for the qlogs and figures"
+        );
+        set.push("qlog=true".into());
+    }
     let scenario = Scenario::load(name, &set)?;
     let progress = !json && std::io::stderr().is_terminal();
-    let report = run_one(&scenario, out, progress)?;
+    let report = run_one(&scenario, out.clone(), progress)?;
     if json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print_report(&report);
     }
+    if let (true, Some(dir)) = (plot, out) {
+        plot_run(&report, &dir)?;
+    }
+    Ok(())
+}
+
+/// `run --plot`: one figure per flow that has a sender qlog.
+fn plot_run(report: &Report, dir: &Path) -> Result<()> {
+    let queue = dir.join("bottleneck.queue");
+    let queue = queue.exists().then_some(queue);
+    for f in &report.flows {
+        let qlog = dir.join(format!("flow-{}-server.sqlog", f.id));
+        if !qlog.exists() {
+            continue;
+        }
+        let output = dir.join(format!("flow-{}.svg", f.id));
+        let title = format!(
+            "{} flow {} ({}), seed {}",
+            report.scenario, f.id, f.algorithm, report.seed
+        );
+        plot(
+            std::slice::from_ref(&qlog),
+            queue.as_deref(),
+            &output,
+            &[f.id],
+            Some(title),
+        )?;
+    }
+    Ok(())
+}
+
+fn read_trace(path: &Path) -> Result<quiche_vegas::qlog::Trace> {
+    let trace = quiche_vegas::qlog::Trace::read(path)?;
+    if trace.unknown_count() > 0 {
+        let names: Vec<String> = trace
+            .unknown_events
+            .iter()
+            .map(|(name, n)| format!("{name} x{n}"))
+            .collect();
+        eprintln!(
+            "{}: skipped {} unknown events ({})",
+            path.display(),
+            trace.unknown_count(),
+            names.join(", ")
+        );
+    }
+    Ok(trace)
+}
+
+fn qvis(mut input: Vec<PathBuf>, output: &Path, max_mb: f64, no_peer: bool) -> Result<()> {
+    use quiche_vegas::qvis;
+    if !no_peer && input.len() == 1 {
+        if let Some(peer) = qvis::peer_path(&input[0]) {
+            eprintln!("adding the other endpoint: {}", peer.display());
+            input.push(peer);
+        }
+    }
+    let traces = input
+        .iter()
+        .map(|p| read_trace(p))
+        .collect::<Result<Vec<_>>>()?;
+    anyhow::ensure!(max_mb > 0.0, "--max-mb must be positive");
+    let options = qvis::ExportOptions {
+        max_file_bytes: (max_mb * 1e6) as usize,
+        title: input
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" + "),
+    };
+    let export = qvis::export(&traces, &options).map_err(anyhow::Error::msg)?;
+    for (a, lost) in export.alignments.iter().zip(&export.inferred_losses) {
+        eprintln!(
+            "{}: offset {:+.3} ms ({}); {lost} packet_lost inferred from retransmissions",
+            a.source, a.offset_ms, a.method
+        );
+    }
+    let paths = qvis::write(&export, output)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    if paths.len() > 1 {
+        eprintln!(
+            "the export is larger than {max_mb} MB: split by time into {} files, each loads in qvis alone",
+            paths.len()
+        );
+    }
+    for p in paths {
+        println!("{}", p.display());
+    }
+    Ok(())
+}
+
+fn plot(
+    input: &[PathBuf],
+    queue: Option<&Path>,
+    output: &Path,
+    flow: &[usize],
+    title: Option<String>,
+) -> Result<()> {
+    use quiche_vegas::plot;
+    anyhow::ensure!(
+        flow.is_empty() || flow.len() == input.len(),
+        "give --flow once per input ({} inputs, {} --flow)",
+        input.len(),
+        flow.len()
+    );
+    let traces = input
+        .iter()
+        .map(|p| read_trace(p))
+        .collect::<Result<Vec<_>>>()?;
+    let queue = queue.map(plot::QueueLog::read).transpose()?;
+    let flows: Vec<plot::FlowInput<'_>> = traces
+        .iter()
+        .zip(input)
+        .enumerate()
+        .map(|(i, (trace, path))| plot::FlowInput {
+            trace,
+            label: trace
+                .title
+                .clone()
+                .unwrap_or_else(|| path.display().to_string()),
+            flow_id: flow.get(i).copied(),
+        })
+        .collect();
+    let title = title.unwrap_or_else(|| {
+        flows
+            .iter()
+            .map(|f| f.label.clone())
+            .collect::<Vec<_>>()
+            .join(" vs ")
+    });
+    let figure = plot::build_figure(&title, &flows, queue.as_ref())?;
+    for note in &figure.notes {
+        eprintln!("{note}");
+    }
+    plot::render(&figure, output).map_err(|e| anyhow::anyhow!("{e}"))?;
+    eprintln!("wrote {}", output.display());
     Ok(())
 }
 

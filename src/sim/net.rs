@@ -746,7 +746,7 @@ impl Simulator {
             &mut f.client.config,
         )?;
         if let (true, Some(dir)) = (qlog, &out_dir) {
-            set_qlog(&mut conn, dir, flow, "client")?;
+            set_qlog(&mut conn, dir, flow, "client", self.now)?;
         }
         f.client.conn = Some(conn);
         self.drive(flow, false, true)
@@ -791,7 +791,7 @@ impl Simulator {
             let scid = quiche::ConnectionId::from_ref(&scid);
             let mut conn = quiche::accept(&scid, None, to, from, &mut f.server.config)?;
             if let (true, Some(dir)) = (qlog, &out_dir) {
-                set_qlog(&mut conn, dir, flow, "server")?;
+                set_qlog(&mut conn, dir, flow, "server", now)?;
             }
             f.server.conn = Some(conn);
         }
@@ -966,14 +966,20 @@ fn set_qlog(
     dir: &std::path::Path,
     flow: usize,
     side: &str,
+    now: Nanos,
 ) -> Result<()> {
     let path = dir.join(format!("flow-{flow}-{side}.sqlog"));
     let file =
         std::fs::File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
-    conn.set_qlog(
+    // The trace records which simulator time its qlog time 0 is, so the
+    // plot and the qvis export align it exactly with the queue logs and
+    // the other endpoint.
+    crate::qlog::setup_writer(
+        conn,
         Box::new(std::io::BufWriter::new(file)),
-        format!("flow {flow} {side}"),
-        format!("quiche-vegas simulator, flow {flow}, {side}"),
+        side,
+        &format!("flow {flow}"),
+        Some(Duration::from_nanos(now)),
     );
     Ok(())
 }
