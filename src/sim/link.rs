@@ -191,9 +191,11 @@ impl Link {
         }
     }
 
-    /// Writes the queue log to `file`.
-    pub fn set_log(&mut self, file: std::fs::File) -> std::io::Result<()> {
+    /// Writes the queue log to `file`; `origin` (scenario, seed, version)
+    /// goes into its header.
+    pub fn set_log(&mut self, file: std::fs::File, origin: &str) -> std::io::Result<()> {
         let mut w = BufWriter::new(file);
+        writeln!(w, "# {origin}")?;
         writeln!(
             w,
             "# queue log of link {} ({} bit/s, buffer {} packets)",

@@ -432,11 +432,17 @@ impl Simulator {
         if let Some(dir) = &sim.options.out_dir {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
+            let origin = format!(
+                "scenario {} seed {} quiche-vegas {}",
+                sim.scenario.name,
+                sim.scenario.seed,
+                env!("CARGO_PKG_VERSION")
+            );
             for l in &mut sim.links {
                 let path = dir.join(format!("{}.queue", l.name));
                 let file = std::fs::File::create(&path)
                     .with_context(|| format!("cannot write {}", path.display()))?;
-                l.set_log(file)?;
+                l.set_log(file, &origin)?;
             }
         }
         Ok(sim)
