@@ -1,1 +1,20 @@
-//! The user-space UDP link emulator and the interop harness (to be written).
+//! vegas-interop: a user-space UDP bottleneck emulator for real QUIC
+//! processes on loopback (no root, no qdisc), and the helpers of
+//! `cargo xtask interop`.
+//!
+//! - [`link`]: one direction of the bottleneck (rate, delay, drop-tail
+//!   buffer, seeded loss, aggregation), the simulator's model in real time,
+//!   with the simulator's queue-log format.
+//! - [`relay`]: the relay between client-facing ports and servers, one
+//!   shared bottleneck for every flow; [`relay::Emulator`] runs it in
+//!   threads, the `vegas-link-emu` binary is its command line.
+
+pub mod link;
+pub mod relay;
+
+pub use link::LinkSpec;
+pub use relay::Config;
+pub use relay::Emulator;
+pub use relay::Report;
+pub use relay::Route;
+pub use relay::Step;

@@ -5,6 +5,10 @@
 //! - `demo`: the main job: Vegas, NewReno and CUBIC over the paper's Fig. 6
 //!   bottleneck in virtual time, as a table.
 //! - `test`: every test of the workspace.
+//! - `certs`: test certificates for the HTTP/3 examples and interop peers
+//!   (`examples/certs/`: a CA and a CA:FALSE leaf for localhost, 127.0.0.1).
+//! - `interop`: our HTTP/3 examples against other QUIC stacks, through the
+//!   link emulator (see `interop.rs`).
 //!
 //! The root manifest's `[patch.crates-io]` points at `vendor/quiche`, so every
 //! command that builds the workspace vendors first (a no-op when up to date).
@@ -15,6 +19,9 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::process::Command;
 use std::process::ExitCode;
+
+mod certs;
+mod interop;
 
 const QUICHE_VERSION: &str = "0.30.0";
 const INSTALL_HINT: &str = "apt-get install -y libclang-dev cmake g++";
@@ -32,6 +39,8 @@ fn main() -> ExitCode {
         "vendor-diff" => vendor_diff(rest),
         "demo" => vendor().and_then(|_| demo(rest)),
         "test" => vendor().and_then(|_| test(rest)),
+        "certs" => certs::run(&root(), rest),
+        "interop" => vendor().and_then(|_| interop::run(&root(), rest)),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -54,7 +63,10 @@ fn print_help() {
          vendor   fetch quiche {QUICHE_VERSION} and apply patches/quiche/*.patch into vendor/quiche\n  \
          vendor-diff DIR   print the patch that turns pristine quiche {QUICHE_VERSION} into DIR\n  \
          demo     run the demo scenario once per algorithm and print the table\n  \
-         test     run every test of the workspace (vendors first)\n"
+         test     run every test of the workspace (vendors first)\n  \
+         certs [--out DIR]   write a test CA and a leaf certificate (default examples/certs)\n  \
+         interop [--peers aioquic,quic-go,ngtcp2] [--quick]   our h3 examples against other\n           \
+         QUIC stacks through the link emulator, as a table\n"
     );
 }
 

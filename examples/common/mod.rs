@@ -1,0 +1,203 @@
+//! Code shared by `h3-server` and `h3-client`: congestion-control and
+//! transport options, qlog files, connection IDs, and the user-space pacer.
+//!
+//! Not an example itself: cargo only builds `examples/*.rs` and
+//! `examples/*/main.rs`.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::path::PathBuf;
+use std::time::Duration;
+use std::time::Instant;
+
+use quiche_vegas::Algorithm;
+use quiche_vegas::CcSpec;
+use quiche_vegas::Params;
+
+pub mod paths;
+
+/// The largest UDP payload sent and received.
+pub const MAX_DATAGRAM_BYTES: usize = 1350;
+
+/// Options both examples take.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// Congestion control: vegas, vegas-a, gallop-vegas, gallop-vegas-a,
+    /// vegas-compat, vegas-a-compat, gallop-vegas-compat,
+    /// gallop-vegas-a-compat, newreno (vegas-cc) or reno, cubic, bbr2
+    /// (quiche's own).
+    #[arg(long, default_value = "vegas", value_name = "NAME")]
+    pub cc: String,
+    /// A controller parameter, e.g. `alpha=2`; repeatable.
+    #[arg(long = "cc-param", value_name = "KEY=VALUE")]
+    pub cc_params: Vec<String>,
+    /// Write one qlog file per connection into DIR (also taken from the
+    /// QLOGDIR environment variable).
+    #[arg(long, value_name = "DIR")]
+    pub qlog_dir: Option<PathBuf>,
+    /// Connection-level flow-control window advertised to the peer.
+    #[arg(long, default_value_t = 25_000_000, value_name = "BYTES")]
+    pub max_data: u64,
+    /// Per-stream flow-control window advertised to the peer.
+    #[arg(long, default_value_t = 10_000_000, value_name = "BYTES")]
+    pub max_stream_data: u64,
+    /// Concurrent bidirectional streams the peer may open.
+    #[arg(long, default_value_t = 100)]
+    pub max_streams_bidi: u64,
+    /// Idle timeout of a connection.
+    #[arg(long, default_value_t = 30_000, value_name = "MS")]
+    pub idle_timeout_ms: u64,
+    /// Send packets as soon as quiche makes them instead of at the time it
+    /// asks for (`SendInfo::at`), as quiche's own examples do.
+    #[arg(long)]
+    pub no_pacing: bool,
+}
+
+impl CommonArgs {
+    /// The validated congestion-control choice.
+    pub fn cc_spec(&self) -> Result<CcSpec, String> {
+        let algorithm: Algorithm = self.cc.parse().map_err(|e| format!("--cc: {e}"))?;
+        let mut params = Params::new();
+        for text in &self.cc_params {
+            let (key, value) = quiche_vegas::algorithm::parse_param(text)
+                .map_err(|e| format!("--cc-param: {e}"))?;
+            params.insert(key, value);
+        }
+        CcSpec::new(algorithm, params).map_err(|e| format!("--cc-param: {e}"))
+    }
+
+    /// `--qlog-dir`, else `QLOGDIR`; created if missing.
+    pub fn qlog_dir(&self) -> Result<Option<PathBuf>, String> {
+        let dir = self
+            .qlog_dir
+            .clone()
+            .or_else(|| std::env::var_os("QLOGDIR").map(PathBuf::from));
+        if let Some(d) = &dir {
+            std::fs::create_dir_all(d)
+                .map_err(|e| format!("cannot create qlog directory {}: {e}", d.display()))?;
+        }
+        Ok(dir)
+    }
+
+    /// A quiche config with these transport and congestion-control options
+    /// and HTTP/3 as the application protocol.
+    pub fn quiche_config(&self, spec: &CcSpec) -> Result<quiche::Config, String> {
+        let mut config = quiche::Config::new(quiche::PROTOCOL_VERSION)
+            .map_err(|e| format!("cannot create QUIC config: {e}"))?;
+        config
+            .set_application_protos(quiche::h3::APPLICATION_PROTOCOL)
+            .map_err(|e| format!("cannot set ALPN: {e}"))?;
+        config.set_max_idle_timeout(self.idle_timeout_ms);
+        config.set_max_recv_udp_payload_size(MAX_DATAGRAM_BYTES);
+        config.set_max_send_udp_payload_size(MAX_DATAGRAM_BYTES);
+        config.set_initial_max_data(self.max_data);
+        config.set_initial_max_stream_data_bidi_local(self.max_stream_data);
+        config.set_initial_max_stream_data_bidi_remote(self.max_stream_data);
+        config.set_initial_max_stream_data_uni(self.max_stream_data);
+        config.set_initial_max_streams_bidi(self.max_streams_bidi);
+        config.set_initial_max_streams_uni(100);
+        config.set_max_connection_window(self.max_data.max(25_000_000));
+        config.set_max_stream_window(self.max_stream_data.max(16_000_000));
+        config.set_disable_active_migration(true);
+        spec.configure(&mut config);
+        Ok(config)
+    }
+}
+
+/// Starts a qlog file `<dir>/<role>-<trace id>.sqlog` for `conn`.
+pub fn attach_qlog(conn: &mut quiche::Connection, dir: &Path, role: &str, cc: &str) {
+    let path = dir.join(format!("{role}-{}.sqlog", conn.trace_id()));
+    match std::fs::File::create(&path) {
+        Ok(file) => conn.set_qlog(
+            Box::new(std::io::BufWriter::new(file)),
+            format!("quiche-vegas h3-{role}"),
+            format!("h3-{role} cc={cc} id={}", conn.trace_id()),
+        ),
+        Err(e) => eprintln!("warning: no qlog, cannot create {}: {e}", path.display()),
+    }
+}
+
+/// A datagram quiche produced, held until its send time.
+pub struct HeldPacket {
+    pub data: Vec<u8>,
+    pub to: SocketAddr,
+    pub at: Instant,
+}
+
+/// Packets are held when quiche paces them more than this into the future.
+pub const PACING_SLACK: Duration = Duration::from_micros(200);
+
+/// Outcome of [`flush`].
+pub enum Flush {
+    /// quiche has nothing more to send now.
+    Idle,
+    /// A packet is held until the given time.
+    HeldUntil(Instant),
+    /// The socket refused a datagram (e.g. ECONNREFUSED on a connected
+    /// socket); the packet was dropped.
+    Failed(std::io::Error),
+}
+
+/// Sends what `conn` has to send on `socket`, holding a paced packet in
+/// `held` until its time (unless `pacing` is off).
+pub fn flush(
+    conn: &mut quiche::Connection,
+    socket: &mio::net::UdpSocket,
+    held: &mut Option<HeldPacket>,
+    out: &mut [u8],
+    pacing: bool,
+) -> Flush {
+    loop {
+        if let Some(p) = held.as_ref() {
+            let now = Instant::now();
+            if pacing && p.at > now + PACING_SLACK {
+                return Flush::HeldUntil(p.at);
+            }
+            match socket.send_to(&p.data, p.to) {
+                Ok(_) => *held = None,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    return Flush::HeldUntil(now + Duration::from_millis(1));
+                }
+                Err(e) => {
+                    *held = None;
+                    return Flush::Failed(e);
+                }
+            }
+        }
+        match conn.send(out) {
+            Ok((len, info)) => {
+                *held = Some(HeldPacket {
+                    data: out[..len].to_vec(),
+                    to: info.to,
+                    at: info.at,
+                });
+            }
+            Err(quiche::Error::Done) => return Flush::Idle,
+            Err(e) => {
+                eprintln!("{} send failed: {e}", conn.trace_id());
+                let _ = conn.close(false, 0x1, b"send failed");
+                return Flush::Idle;
+            }
+        }
+    }
+}
+
+/// The earlier of two optional instants.
+pub fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// Megabits per second from bytes and seconds.
+pub fn mbit_per_s(bytes: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        bytes as f64 * 8.0 / seconds / 1e6
+    } else {
+        0.0
+    }
+}

@@ -1,0 +1,602 @@
+//! An HTTP/3 client on quiche with a quiche-vegas congestion controller,
+//! modelled on quiche's own `http3-client` example and apps.
+//!
+//! ```sh
+//! cargo run --release --example h3-client -- --ca examples/certs/ca.pem \
+//!     https://127.0.0.1:4433/bytes/10000000
+//! ```
+//!
+//! Fetches every URL (one origin, one connection, concurrent requests),
+//! verifies the server certificate against `--ca FILE` (or the system's
+//! roots; `--insecure` turns verification off explicitly), shows a progress
+//! bar when stderr is a terminal, then prints one line per request and a
+//! summary: bytes, time, goodput, packets lost and retransmitted, cwnd and
+//! RTT statistics.
+//!
+//! Exit status: 0 when every response was 2xx, 3 when a response had
+//! another status, 1 on any other error, 2 for a bad command line.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::IsTerminal;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::net::ToSocketAddrs;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use std::time::Instant;
+
+use clap::Parser;
+use quiche::h3::NameValue;
+use ring::rand::SecureRandom;
+use ring::rand::SystemRandom;
+use url::Url;
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::Flush;
+use common::MAX_DATAGRAM_BYTES;
+
+#[derive(Parser, Debug)]
+#[command(about = "HTTP/3 client with TCP Vegas family congestion control")]
+struct Args {
+    /// https:// URLs to fetch, all of one origin (scheme, host, port).
+    #[arg(required = true, value_name = "URL")]
+    urls: Vec<String>,
+    /// Trust the server certificate if it chains to this CA (PEM).
+    #[arg(long, value_name = "FILE", conflicts_with = "insecure")]
+    ca: Option<PathBuf>,
+    /// Do not verify the server certificate.
+    #[arg(long)]
+    insecure: bool,
+    /// Save each body into DIR (named after the URL's last segment).
+    #[arg(long, value_name = "DIR")]
+    output_dir: Option<PathBuf>,
+    /// Also request this :path verbatim on the URLs' origin (for testing
+    /// servers with paths a URL parser would normalise); repeatable.
+    #[arg(long, value_name = "PATH")]
+    raw_path: Vec<String>,
+    /// Give up if the handshake is not done within this time.
+    #[arg(long, default_value_t = 5_000, value_name = "MS")]
+    connect_timeout_ms: u64,
+    /// Give up if all responses are not complete within this time.
+    #[arg(long, default_value_t = 300.0, value_name = "S")]
+    timeout_s: f64,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    common: common::CommonArgs,
+}
+
+/// One request and what came back.
+struct Request {
+    label: String,
+    status: Option<u16>,
+    content_length_bytes: Option<u64>,
+    body_bytes: u64,
+    output: Option<File>,
+    done: bool,
+    failed: Option<String>,
+}
+
+/// Cwnd samples (bytes), one per event-loop turn.
+#[derive(Default)]
+struct CwndStats {
+    min_bytes: usize,
+    max_bytes: usize,
+    sum_bytes: u128,
+    samples: u64,
+}
+
+impl CwndStats {
+    fn add(&mut self, cwnd_bytes: usize) {
+        if self.samples == 0 || cwnd_bytes < self.min_bytes {
+            self.min_bytes = cwnd_bytes;
+        }
+        self.max_bytes = self.max_bytes.max(cwnd_bytes);
+        self.sum_bytes += cwnd_bytes as u128;
+        self.samples += 1;
+    }
+
+    fn mean_bytes(&self) -> f64 {
+        if self.samples == 0 {
+            0.0
+        } else {
+            self.sum_bytes as f64 / self.samples as f64
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match fetch(args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(3),
+        Err(e) => {
+            eprintln!("h3-client: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Checks that every URL is https and of one origin; returns the parsed URLs.
+fn parse_urls(texts: &[String]) -> Result<Vec<Url>, String> {
+    let mut urls = Vec::new();
+    for text in texts {
+        let url = Url::parse(text).map_err(|e| format!("bad URL `{text}`: {e}"))?;
+        if url.scheme() != "https" {
+            return Err(format!("URL `{text}`: only https:// is supported"));
+        }
+        if url.host_str().is_none() {
+            return Err(format!("URL `{text}` has no host"));
+        }
+        if let Some(first) = urls.first() {
+            let first: &Url = first;
+            if first.origin() != url.origin() {
+                return Err(format!(
+                    "all URLs must share one origin: `{text}` differs from `{first}`"
+                ));
+            }
+        }
+        urls.push(url);
+    }
+    Ok(urls)
+}
+
+fn resolve(url: &Url) -> Result<SocketAddr, String> {
+    let host = url.host_str().unwrap_or_default();
+    let port = url.port_or_known_default().unwrap_or(443);
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let addrs: Vec<SocketAddr> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {host}: {e}"))?
+        .collect();
+    // Prefer IPv4: `localhost` often resolves to ::1 first, where servers
+    // started with the default --listen are not.
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(addrs.first())
+        .copied()
+        .ok_or_else(|| format!("{host} has no address"))
+}
+
+fn output_file(dir: &std::path::Path, url_path: &str, index: usize) -> Result<File, String> {
+    let last = url_path.rsplit('/').next().unwrap_or("");
+    let safe: String = last
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let name = if safe.is_empty() || safe.starts_with('.') {
+        format!("response-{index}")
+    } else {
+        safe
+    };
+    let path = dir.join(name);
+    File::create(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))
+}
+
+fn fetch(args: Args) -> Result<bool, String> {
+    let urls = parse_urls(&args.urls)?;
+    let spec = args.common.cc_spec()?;
+    let qlog_dir = args.common.qlog_dir()?;
+    let mut config = args.common.quiche_config(&spec)?;
+    if args.insecure {
+        config.verify_peer(false);
+    } else {
+        config.verify_peer(true);
+        if let Some(ca) = &args.ca {
+            let ca = ca.to_str().ok_or("--ca path is not UTF-8")?;
+            File::open(ca).map_err(|e| format!("cannot read --ca {ca}: {e}"))?;
+            config
+                .load_verify_locations_from_file(ca)
+                .map_err(|e| format!("--ca {ca} is not a PEM certificate ({e})"))?;
+        }
+    }
+    if let Some(dir) = &args.output_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create --output-dir {}: {e}", dir.display()))?;
+    }
+
+    let first = &urls[0];
+    let peer = resolve(first)?;
+    let bind: SocketAddr = if peer.is_ipv4() {
+        "0.0.0.0:0".parse().unwrap()
+    } else {
+        "[::]:0".parse().unwrap()
+    };
+    let mut socket =
+        mio::net::UdpSocket::bind(bind).map_err(|e| format!("cannot open a UDP socket: {e}"))?;
+    // Connected, so that "port unreachable" comes back as an error.
+    socket
+        .connect(peer)
+        .map_err(|e| format!("cannot reach {peer}: {e}"))?;
+    let local = socket.local_addr().map_err(|e| e.to_string())?;
+    let mut poll = mio::Poll::new().map_err(|e| e.to_string())?;
+    poll.registry()
+        .register(&mut socket, mio::Token(0), mio::Interest::READABLE)
+        .map_err(|e| e.to_string())?;
+
+    let mut scid = [0u8; quiche::MAX_CONN_ID_LEN];
+    SystemRandom::new()
+        .fill(&mut scid)
+        .map_err(|_| "no randomness for the connection ID")?;
+    let scid = quiche::ConnectionId::from_ref(&scid);
+    // quiche checks a host name (SNI and X509_VERIFY_PARAM_set1_host), not
+    // an IP address: for an IP-literal URL no name is sent and the iPAddress
+    // subjectAltName is checked after the handshake (`cert_names_ip`).
+    let url_ip = match first.host() {
+        Some(url::Host::Ipv4(ip)) => Some(std::net::IpAddr::V4(ip)),
+        Some(url::Host::Ipv6(ip)) => Some(std::net::IpAddr::V6(ip)),
+        _ => None,
+    };
+    let server_name = match url_ip {
+        Some(_) => None,
+        None => first.host_str().map(str::to_string),
+    };
+    let mut conn = quiche::connect(server_name.as_deref(), &scid, local, peer, &mut config)
+        .map_err(|e| format!("cannot start a QUIC connection: {e}"))?;
+    if let Some(dir) = &qlog_dir {
+        common::attach_qlog(&mut conn, dir, "client", spec.algorithm.name());
+    }
+    let h3_config =
+        quiche::h3::Config::new().map_err(|e| format!("cannot create HTTP/3 config: {e}"))?;
+
+    let authority = match first.port() {
+        Some(p) => format!("{}:{p}", first.host_str().unwrap_or_default()),
+        None => first.host_str().unwrap_or_default().to_string(),
+    };
+    let mut to_send: Vec<(String, String)> = urls
+        .iter()
+        .map(|u| {
+            let mut path = u.path().to_string();
+            if let Some(q) = u.query() {
+                path = format!("{path}?{q}");
+            }
+            (u.to_string(), path)
+        })
+        .collect();
+    for p in &args.raw_path {
+        to_send.push((format!("https://{authority}{p}"), p.clone()));
+    }
+
+    let progress = !args.quiet && std::io::stderr().is_terminal();
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(args.timeout_s.max(0.0));
+    let connect_deadline = start + Duration::from_millis(args.connect_timeout_ms);
+    let mut requests_sent_at: Option<Instant> = None;
+    let mut last_body_at: Option<Instant> = None;
+    let mut h3: Option<quiche::h3::Connection> = None;
+    let mut requests: HashMap<u64, Request> = HashMap::new();
+    let mut held = None;
+    let mut next_send: Option<Instant> = None;
+    let mut cwnd = CwndStats::default();
+    let mut events = mio::Events::with_capacity(64);
+    let mut buf = vec![0u8; 65535];
+    let mut out = vec![0u8; MAX_DATAGRAM_BYTES];
+    let mut body_buf = vec![0u8; 64 * 1024];
+    let mut last_progress = start;
+
+    // The client speaks first: send the Initial before waiting.
+    if let Flush::Failed(e) = common::flush(&mut conn, &socket, &mut held, &mut out, false) {
+        return Err(refused_or(peer, e));
+    }
+    loop {
+        let mut wake = common::earliest(conn.timeout_instant(), next_send);
+        wake = common::earliest(wake, Some(deadline));
+        if !conn.is_established() {
+            wake = common::earliest(wake, Some(connect_deadline));
+        }
+        if progress {
+            wake = common::earliest(wake, Some(last_progress + Duration::from_millis(100)));
+        }
+        let timeout = wake.map(|w| w.saturating_duration_since(Instant::now()));
+        if let Err(e) = poll.poll(&mut events, timeout) {
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(format!("poll failed: {e}"));
+            }
+        }
+        loop {
+            match socket.recv_from(&mut buf) {
+                Ok((len, from)) => {
+                    let info = quiche::RecvInfo { from, to: local };
+                    // Undecryptable or stray packets are dropped.
+                    let _ = conn.recv(&mut buf[..len], info);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) => return Err(refused_or(peer, e)),
+            }
+        }
+        let now = Instant::now();
+        if conn.timeout_instant().is_some_and(|t| t <= now) {
+            conn.on_timeout();
+        }
+        if conn.is_closed() {
+            break;
+        }
+        if !conn.is_established() && now >= connect_deadline {
+            return Err(format!(
+                "no QUIC handshake with {peer} within {} ms: is the server running and reachable?",
+                args.connect_timeout_ms
+            ));
+        }
+        if now >= deadline {
+            return Err(format!(
+                "responses not complete within {} s ({} of {} done)",
+                args.timeout_s,
+                requests.values().filter(|r| r.done).count(),
+                to_send.len()
+            ));
+        }
+
+        if conn.is_established() && h3.is_none() {
+            if let (Some(ip), false) = (url_ip, args.insecure) {
+                let der = conn.peer_cert().unwrap_or_default();
+                if !cert_names_ip(der, ip) {
+                    return Err(format!(
+                        "the server certificate does not name {ip} (no iPAddress subjectAltName); \
+                         use its host name in the URL, or --insecure"
+                    ));
+                }
+            }
+            let mut h3_conn = quiche::h3::Connection::with_transport(&mut conn, &h3_config)
+                .map_err(|e| format!("HTTP/3 setup failed: {e}"))?;
+            for (index, (label, path)) in to_send.iter().enumerate() {
+                let headers = [
+                    quiche::h3::Header::new(b":method", b"GET"),
+                    quiche::h3::Header::new(b":scheme", b"https"),
+                    quiche::h3::Header::new(b":authority", authority.as_bytes()),
+                    quiche::h3::Header::new(b":path", path.as_bytes()),
+                    quiche::h3::Header::new(b"user-agent", b"quiche-vegas-h3-client"),
+                ];
+                let stream_id = h3_conn
+                    .send_request(&mut conn, &headers, true)
+                    .map_err(|e| format!("cannot send request {label}: {e}"))?;
+                let output = match &args.output_dir {
+                    Some(dir) => Some(output_file(dir, path, index)?),
+                    None => None,
+                };
+                requests.insert(
+                    stream_id,
+                    Request {
+                        label: label.clone(),
+                        status: None,
+                        content_length_bytes: None,
+                        body_bytes: 0,
+                        output,
+                        done: false,
+                        failed: None,
+                    },
+                );
+            }
+            requests_sent_at = Some(Instant::now());
+            h3 = Some(h3_conn);
+        }
+
+        if let Some(h3_conn) = h3.as_mut() {
+            loop {
+                match h3_conn.poll(&mut conn) {
+                    Ok((stream_id, quiche::h3::Event::Headers { list, .. })) => {
+                        if let Some(r) = requests.get_mut(&stream_id) {
+                            for h in &list {
+                                let value = String::from_utf8_lossy(h.value());
+                                match h.name() {
+                                    b":status" => r.status = value.parse().ok(),
+                                    b"content-length" => {
+                                        r.content_length_bytes = value.parse().ok()
+                                    }
+                                    _ => {}
+                                }
+                            }
+                        }
+                    }
+                    Ok((stream_id, quiche::h3::Event::Data)) => {
+                        while let Ok(n) = h3_conn.recv_body(&mut conn, stream_id, &mut body_buf) {
+                            if let Some(r) = requests.get_mut(&stream_id) {
+                                r.body_bytes += n as u64;
+                                if let Some(f) = r.output.as_mut() {
+                                    f.write_all(&body_buf[..n])
+                                        .map_err(|e| format!("writing {}: {e}", r.label))?;
+                                }
+                            }
+                            last_body_at = Some(Instant::now());
+                        }
+                    }
+                    Ok((stream_id, quiche::h3::Event::Finished)) => {
+                        if let Some(r) = requests.get_mut(&stream_id) {
+                            r.done = true;
+                        }
+                    }
+                    Ok((stream_id, quiche::h3::Event::Reset(code))) => {
+                        if let Some(r) = requests.get_mut(&stream_id) {
+                            r.done = true;
+                            r.failed = Some(format!("stream reset by server (code {code:#x})"));
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(quiche::h3::Error::Done) => break,
+                    Err(e) => return Err(format!("HTTP/3 error: {e}")),
+                }
+            }
+            if !requests.is_empty() && requests.values().all(|r| r.done) && !conn.is_draining() {
+                let _ = conn.close(true, 0x100, b"done");
+            }
+        }
+
+        if progress && now.duration_since(last_progress) >= Duration::from_millis(100) {
+            last_progress = now;
+            draw_progress(&requests, requests_sent_at.map(|t| now.duration_since(t)));
+        }
+        if let Some(path) = conn.path_stats().next() {
+            cwnd.add(path.cwnd);
+        }
+        next_send = match common::flush(
+            &mut conn,
+            &socket,
+            &mut held,
+            &mut out,
+            !args.common.no_pacing,
+        ) {
+            Flush::Idle => None,
+            Flush::HeldUntil(t) => Some(t),
+            Flush::Failed(e) => return Err(refused_or(peer, e)),
+        };
+    }
+    if progress {
+        eprintln!();
+    }
+
+    let complete = !requests.is_empty() && requests.values().all(|r| r.done);
+    if !complete {
+        let why = match (conn.local_error(), conn.peer_error()) {
+            (Some(e), _) | (None, Some(e)) => describe_close(e, args.insecure),
+            (None, None) if conn.is_timed_out() => "idle timeout".to_string(),
+            _ => "closed".to_string(),
+        };
+        return Err(format!(
+            "connection to {peer} ended before the responses: {why}"
+        ));
+    }
+
+    let mut ids: Vec<&u64> = requests.keys().collect();
+    ids.sort();
+    let mut all_ok = true;
+    let mut total_bytes = 0;
+    for id in ids {
+        let r = &requests[id];
+        total_bytes += r.body_bytes;
+        let status = r.status.map_or("no status".to_string(), |s| s.to_string());
+        let ok = r.failed.is_none() && r.status.is_some_and(|s| (200..300).contains(&s));
+        let length_note = match r.content_length_bytes {
+            Some(n) if n != r.body_bytes => format!(" (content-length {n}: truncated)"),
+            _ => String::new(),
+        };
+        all_ok &= ok && length_note.is_empty();
+        let failed = r
+            .failed
+            .as_deref()
+            .map(|f| format!(", {f}"))
+            .unwrap_or_default();
+        println!(
+            "GET {} -> {status}, {} bytes{length_note}{failed}",
+            r.label, r.body_bytes
+        );
+    }
+    let transfer_s = match (requests_sent_at, last_body_at) {
+        (Some(a), Some(b)) => b.duration_since(a).as_secs_f64(),
+        _ => 0.0,
+    };
+    let stats = conn.stats();
+    let path = conn.path_stats().next();
+    println!(
+        "summary: {} requests, {total_bytes} bytes in {transfer_s:.3} s (total {:.3} s), \
+         goodput {:.2} Mbit/s, cc {}",
+        requests.len(),
+        start.elapsed().as_secs_f64(),
+        common::mbit_per_s(total_bytes, transfer_s),
+        spec.algorithm
+    );
+    println!(
+        "packets: sent {} received {} lost {} retransmitted {}; \
+         cwnd min/mean/max {}/{:.0}/{} bytes; rtt min {:.3} ms smoothed {:.3} ms",
+        stats.sent,
+        stats.recv,
+        stats.lost,
+        stats.retrans,
+        cwnd.min_bytes,
+        cwnd.mean_bytes(),
+        cwnd.max_bytes,
+        path.as_ref()
+            .and_then(|p| p.min_rtt)
+            .unwrap_or_default()
+            .as_secs_f64()
+            * 1e3,
+        path.as_ref()
+            .map(|p| p.rtt)
+            .unwrap_or_default()
+            .as_secs_f64()
+            * 1e3,
+    );
+    Ok(all_ok)
+}
+
+/// "Connection refused" in words, or the error as it is.
+fn refused_or(peer: SocketAddr, e: std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::ConnectionRefused {
+        format!("{peer} refused the connection: no server listens on that UDP port")
+    } else {
+        format!("talking to {peer}: {e}")
+    }
+}
+
+/// Whether a DER certificate carries `ip` as an iPAddress subjectAltName:
+/// the GeneralName `[7] IMPLICIT OCTET STRING` (tag 0x87, length 4 or 16,
+/// the address bytes). A byte-level search: quiche exposes the peer
+/// certificate only as DER, and the chain itself was verified by BoringSSL.
+fn cert_names_ip(der: &[u8], ip: std::net::IpAddr) -> bool {
+    let octets = match ip {
+        std::net::IpAddr::V4(a) => a.octets().to_vec(),
+        std::net::IpAddr::V6(a) => a.octets().to_vec(),
+    };
+    let mut needle = vec![0x87, octets.len() as u8];
+    needle.extend_from_slice(&octets);
+    der.windows(needle.len()).any(|w| w == needle.as_slice())
+}
+
+/// Says why a connection was closed, with a hint for TLS failures.
+fn describe_close(e: &quiche::ConnectionError, insecure: bool) -> String {
+    let reason = String::from_utf8_lossy(&e.reason);
+    let mut text = format!(
+        "{} error {:#x}{}",
+        if e.is_app { "application" } else { "transport" },
+        e.error_code,
+        if reason.is_empty() {
+            String::new()
+        } else {
+            format!(" ({reason})")
+        }
+    );
+    // 0x100 + TLS alert: 42 bad_certificate, 45 expired, 46 unknown, 48 unknown_ca.
+    if !e.is_app && (0x100..0x200).contains(&e.error_code) {
+        text.push_str(&format!(", TLS alert {}", e.error_code - 0x100));
+        if !insecure && [0x12a, 0x12d, 0x12e, 0x130].contains(&e.error_code) {
+            text.push_str(
+                ": the server certificate was not accepted; pass --ca FILE to trust its CA, \
+                 or --insecure",
+            );
+        }
+    }
+    text
+}
+
+fn draw_progress(requests: &HashMap<u64, Request>, elapsed: Option<Duration>) {
+    let got: u64 = requests.values().map(|r| r.body_bytes).sum();
+    let expected: Option<u64> = requests.values().map(|r| r.content_length_bytes).sum();
+    let rate = common::mbit_per_s(got, elapsed.map_or(0.0, |d| d.as_secs_f64()));
+    const WIDTH: usize = 30;
+    let line = match expected {
+        Some(total) if total > 0 => {
+            let fraction = (got as f64 / total as f64).min(1.0);
+            let filled = (fraction * WIDTH as f64) as usize;
+            format!(
+                "[{}{}] {:5.1}% {} / {} bytes, {rate:.2} Mbit/s",
+                "=".repeat(filled),
+                " ".repeat(WIDTH - filled),
+                fraction * 100.0,
+                got,
+                total
+            )
+        }
+        _ => format!("{got} bytes, {rate:.2} Mbit/s"),
+    };
+    eprint!("\r{line}   ");
+}

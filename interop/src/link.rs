@@ -1,0 +1,382 @@
+//! One direction of the emulated bottleneck, in real time: random loss,
+//! then a drop-tail FIFO in front of a serializer of fixed rate, then a
+//! fixed one-way delay, and optionally aggregation at the far end (packets
+//! released only at multiples of `aggregation_ns`, the "ACK aggregation"
+//! knob when applied to the client-to-server direction).
+//!
+//! Same model and conventions as the simulator's `src/sim/link.rs`: the
+//! packet being serialized has left the queue, `buffer_pkts` counts
+//! packets *waiting*; serialization of L bytes takes L*8/rate; a packet on
+//! the wire keeps the delay it started with. Packets never overtake each
+//! other here (after a delay decrease a packet leaves no earlier than the
+//! one before it).
+//!
+//! Time is nanoseconds since the emulator started. Each step uses the
+//! *scheduled* time of the event it handles (the end of serialization of
+//! the previous packet, not the moment the thread woke up), so lateness of
+//! the scheduler never accumulates into the link's rate.
+//!
+//! Queue log: the simulator's format, one line per event,
+//! `<time_ms> <event> <bytes> <queue_pkts> <flow>`, event `+` (enqueued or
+//! straight into service), `-` (starts service), `d` (drop-tail drop), `l`
+//! (random loss); `queue_pkts` counts waiting packets after the event.
+
+use std::collections::VecDeque;
+use std::io::Write;
+
+use rand::Rng;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// Nanoseconds since the emulator started.
+pub type Nanos = u64;
+
+/// A link's parameters (all can change during a run).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkSpec {
+    /// Serialization rate in bit/s.
+    pub rate_bps: u64,
+    /// One-way propagation delay.
+    pub delay_ns: Nanos,
+    /// Waiting room, in packets (the packet in service not counted).
+    pub buffer_pkts: usize,
+    /// Packet loss rate in [0, 1).
+    pub loss: f64,
+    /// Mean loss burst length in packets (1: independent losses; above 1, a
+    /// Gilbert two-state model with stationary loss rate `loss`).
+    pub loss_burst_pkts: f64,
+    /// Far-end release every this many ns, 0 = off.
+    pub aggregation_ns: Nanos,
+}
+
+impl LinkSpec {
+    /// A lossless link without aggregation.
+    pub fn new(rate_bps: u64, delay_ns: Nanos, buffer_pkts: usize) -> Self {
+        LinkSpec {
+            rate_bps,
+            delay_ns,
+            buffer_pkts,
+            loss: 0.0,
+            loss_burst_pkts: 1.0,
+            aggregation_ns: 0,
+        }
+    }
+
+    /// Time to serialize `bytes`, rounded up to 1 ns.
+    pub fn serialization_ns(&self, bytes: usize) -> Nanos {
+        let bits = bytes as u128 * 8 * 1_000_000_000;
+        bits.div_ceil(self.rate_bps.max(1) as u128) as Nanos
+    }
+
+    fn arrival_ns(&self, tx_end: Nanos) -> Nanos {
+        let t = tx_end + self.delay_ns;
+        if self.aggregation_ns == 0 {
+            t
+        } else {
+            t.div_ceil(self.aggregation_ns) * self.aggregation_ns
+        }
+    }
+}
+
+/// A datagram crossing the link.
+#[derive(Debug)]
+pub struct Packet {
+    /// The flow (client address) it belongs to.
+    pub flow: usize,
+    pub data: Vec<u8>,
+}
+
+/// Counters of one link.
+#[derive(Clone, Debug, Default)]
+pub struct LinkStats {
+    pub arrived_pkts: u64,
+    pub delivered_pkts: u64,
+    pub dropped_pkts: u64,
+    pub lost_pkts: u64,
+    pub max_queue_pkts: usize,
+    /// Delivered bytes per flow.
+    pub flow_bytes: Vec<u64>,
+    /// Integral of the queue length over time (packet-nanoseconds).
+    pub queue_pkt_ns: u128,
+}
+
+/// One direction of the bottleneck.
+pub struct Link {
+    pub name: String,
+    spec: LinkSpec,
+    rng: ChaCha8Rng,
+    loss_bad_state: bool,
+    queue: VecDeque<Packet>,
+    in_service: Option<(Packet, Nanos)>,
+    wire: VecDeque<(Nanos, Packet)>,
+    last_event_ns: Nanos,
+    last_deliver_ns: Nanos,
+    log: Option<Box<dyn Write + Send>>,
+    pub stats: LinkStats,
+}
+
+impl Link {
+    pub fn new(name: &str, spec: LinkSpec, seed: u64) -> Self {
+        Link {
+            name: name.to_string(),
+            spec,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            loss_bad_state: false,
+            queue: VecDeque::new(),
+            in_service: None,
+            wire: VecDeque::new(),
+            last_event_ns: 0,
+            last_deliver_ns: 0,
+            log: None,
+            stats: LinkStats::default(),
+        }
+    }
+
+    pub fn spec(&self) -> LinkSpec {
+        self.spec
+    }
+
+    /// New parameters from now on (the packet in service and those on the
+    /// wire keep theirs).
+    pub fn set_spec(&mut self, spec: LinkSpec) {
+        self.spec = spec;
+    }
+
+    /// Writes the queue log to `w` (header lines first).
+    pub fn set_log(&mut self, mut w: Box<dyn Write + Send>) -> std::io::Result<()> {
+        writeln!(
+            w,
+            "# queue log of link {} ({} bit/s, buffer {} packets)",
+            self.name, self.spec.rate_bps, self.spec.buffer_pkts
+        )?;
+        writeln!(
+            w,
+            "# time_ms event bytes queue_pkts flow   (+ enqueue, - start of service, d drop-tail, l random loss)"
+        )?;
+        self.log = Some(w);
+        Ok(())
+    }
+
+    pub fn flush_log(&mut self) {
+        if let Some(w) = &mut self.log {
+            let _ = w.flush();
+        }
+    }
+
+    fn log(&mut self, now: Nanos, event: char, bytes: usize, flow: usize) {
+        if let Some(w) = &mut self.log {
+            let _ = writeln!(
+                w,
+                "{:.6} {event} {bytes} {} {flow}",
+                now as f64 / 1e6,
+                self.queue.len()
+            );
+        }
+    }
+
+    /// Packets waiting (the one in service not counted).
+    pub fn queue_len(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn account(&mut self, now: Nanos) {
+        let now = now.max(self.last_event_ns);
+        self.stats.queue_pkt_ns += (now - self.last_event_ns) as u128 * self.queue.len() as u128;
+        self.last_event_ns = now;
+    }
+
+    fn random_loss(&mut self) -> bool {
+        let p = self.spec.loss;
+        if p <= 0.0 {
+            return false;
+        }
+        let burst = self.spec.loss_burst_pkts;
+        if burst <= 1.0 {
+            return self.rng.gen::<f64>() < p;
+        }
+        let leave_bad = 1.0 / burst;
+        let enter_bad = p / (burst * (1.0 - p));
+        let u: f64 = self.rng.gen();
+        self.loss_bad_state = if self.loss_bad_state {
+            u >= leave_bad
+        } else {
+            u < enter_bad
+        };
+        self.loss_bad_state
+    }
+
+    /// A packet arrives at `now` (first call [`Link::advance`] to `now`).
+    pub fn enqueue(&mut self, now: Nanos, packet: Packet) {
+        let now = now.max(self.last_event_ns);
+        self.account(now);
+        self.stats.arrived_pkts += 1;
+        let (bytes, flow) = (packet.data.len(), packet.flow);
+        if self.random_loss() {
+            self.stats.lost_pkts += 1;
+            self.log(now, 'l', bytes, flow);
+            return;
+        }
+        if self.in_service.is_none() {
+            self.log(now, '+', bytes, flow);
+            self.log(now, '-', bytes, flow);
+            let tx_end = now + self.spec.serialization_ns(bytes);
+            self.in_service = Some((packet, tx_end));
+            return;
+        }
+        if self.queue.len() >= self.spec.buffer_pkts {
+            self.stats.dropped_pkts += 1;
+            self.log(now, 'd', bytes, flow);
+            return;
+        }
+        self.queue.push_back(packet);
+        self.stats.max_queue_pkts = self.stats.max_queue_pkts.max(self.queue.len());
+        self.log(now, '+', bytes, flow);
+    }
+
+    /// Runs the serializer up to `now`: finished packets go on the wire and
+    /// the next waiting ones start, each at its scheduled time.
+    pub fn advance(&mut self, now: Nanos) {
+        while let Some((_, tx_end)) = &self.in_service {
+            let tx_end = *tx_end;
+            if tx_end > now {
+                break;
+            }
+            let (done, _) = self.in_service.take().unwrap();
+            let deliver = self.spec.arrival_ns(tx_end).max(self.last_deliver_ns);
+            self.last_deliver_ns = deliver;
+            self.wire.push_back((deliver, done));
+            self.account(tx_end);
+            if let Some(next) = self.queue.pop_front() {
+                let bytes = next.data.len();
+                self.log(tx_end, '-', bytes, next.flow);
+                let next_end = tx_end + self.spec.serialization_ns(bytes);
+                self.in_service = Some((next, next_end));
+            }
+        }
+    }
+
+    /// The next packet due at the far end by `now`, with its due time.
+    pub fn pop_delivery(&mut self, now: Nanos) -> Option<(Nanos, Packet)> {
+        match self.wire.front() {
+            Some((due, _)) if *due <= now => {
+                let (due, p) = self.wire.pop_front()?;
+                self.stats.delivered_pkts += 1;
+                if self.stats.flow_bytes.len() <= p.flow {
+                    self.stats.flow_bytes.resize(p.flow + 1, 0);
+                }
+                self.stats.flow_bytes[p.flow] += p.data.len() as u64;
+                Some((due, p))
+            }
+            _ => None,
+        }
+    }
+
+    /// When something next happens on this link (end of serialization or a
+    /// delivery), if anything is pending.
+    pub fn next_event_ns(&self) -> Option<Nanos> {
+        let tx = self.in_service.as_ref().map(|(_, t)| *t);
+        let wire = self.wire.front().map(|(t, _)| *t);
+        match (tx, wire) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pkt(flow: usize, len: usize) -> Packet {
+        Packet {
+            flow,
+            data: vec![0; len],
+        }
+    }
+
+    #[test]
+    fn serialization_then_delay() {
+        // 1250 bytes at 10 Mbit/s = 1 ms; delay 5 ms.
+        let mut link = Link::new("t", LinkSpec::new(10_000_000, 5_000_000, 10), 1);
+        link.enqueue(0, pkt(0, 1250));
+        link.enqueue(0, pkt(0, 1250));
+        link.advance(10_000_000);
+        let (t1, _) = link.pop_delivery(u64::MAX).unwrap();
+        let (t2, _) = link.pop_delivery(u64::MAX).unwrap();
+        assert_eq!(t1, 6_000_000);
+        assert_eq!(t2, 7_000_000);
+    }
+
+    #[test]
+    fn drop_tail_counts_waiting_packets_only() {
+        let mut link = Link::new("t", LinkSpec::new(1_000_000, 0, 3), 1);
+        for _ in 0..10 {
+            link.enqueue(0, pkt(0, 1000));
+        }
+        // One in service, three waiting, six dropped.
+        assert_eq!(link.queue_len(), 3);
+        assert_eq!(link.stats.dropped_pkts, 6);
+    }
+
+    #[test]
+    fn aggregation_releases_at_multiples() {
+        let mut spec = LinkSpec::new(1_000_000_000, 1_000_000, 10);
+        spec.aggregation_ns = 4_000_000;
+        let mut link = Link::new("t", spec, 1);
+        link.enqueue(0, pkt(0, 100));
+        link.advance(u64::MAX / 2);
+        assert_eq!(link.pop_delivery(u64::MAX).unwrap().0, 4_000_000);
+    }
+
+    #[test]
+    fn seeded_loss_is_reproducible_and_near_its_rate() {
+        let run = |seed| {
+            let mut spec = LinkSpec::new(1_000_000_000, 0, 100_000);
+            spec.loss = 0.2;
+            let mut link = Link::new("t", spec, seed);
+            for i in 0..10_000u64 {
+                link.advance(i * 1000);
+                link.enqueue(i * 1000, pkt(0, 100));
+            }
+            link.stats.lost_pkts
+        };
+        assert_eq!(run(7), run(7));
+        assert_ne!(run(7), run(8));
+        let lost = run(7);
+        assert!((1800..2200).contains(&lost), "{lost}");
+    }
+
+    #[test]
+    fn queue_log_has_the_simulator_format() {
+        #[derive(Clone, Default)]
+        struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let out = Shared::default();
+        let mut link = Link::new("down", LinkSpec::new(8_000_000, 0, 1), 1);
+        link.set_log(Box::new(out.clone())).unwrap();
+        link.enqueue(0, pkt(2, 1000)); // + and - at 0
+        link.enqueue(500_000, pkt(3, 1000)); // + (queue 1)
+        link.enqueue(600_000, pkt(3, 1000)); // d
+        link.advance(1_000_000); // - at 1 ms
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(
+            lines,
+            [
+                "0.000000 + 1000 0 2",
+                "0.000000 - 1000 0 2",
+                "0.500000 + 1000 1 3",
+                "0.600000 d 1000 1 3",
+                "1.000000 - 1000 0 3",
+            ]
+        );
+    }
+}

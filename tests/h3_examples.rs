@@ -1,0 +1,438 @@
+//! The HTTP/3 examples: request-path resolution (no escape from the root),
+//! and end to end over loopback: `h3-server` on a port the system picks,
+//! `h3-client` fetching from it.
+//!
+//! The example binaries are built by `cargo test` (all targets); when this
+//! test is run alone (`--test h3_examples`) it builds them itself with the
+//! same profile. Every child process is bounded in time and killed on drop.
+
+use std::io::BufRead;
+use std::io::BufReader;
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Child;
+use std::process::Command;
+use std::process::Output;
+use std::process::Stdio;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::sync::OnceLock;
+use std::time::Duration;
+use std::time::Instant;
+
+#[path = "../examples/common/paths.rs"]
+mod paths;
+
+use paths::Target;
+
+static DIR_COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh, empty directory under the system's temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let n = DIR_COUNTER.fetch_add(1, Ordering::SeqCst);
+        let dir =
+            std::env::temp_dir().join(format!("h3-examples-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn get(root: &Path, path: &str) -> Target {
+    paths::resolve(root, Some(b"GET"), Some(path.as_bytes()))
+}
+
+fn status(t: &Target) -> u16 {
+    match t {
+        Target::File(_) | Target::Synthetic { .. } => 200,
+        Target::Error { status, .. } => *status,
+    }
+}
+
+/// A root with `a.txt`, `sub/b.txt`, `sub/index.html`, and a `secret.txt`
+/// beside (outside) the root.
+fn site() -> (TempDir, PathBuf) {
+    let dir = TempDir::new("site");
+    let root = dir.0.join("root");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::write(root.join("a.txt"), b"file a\n").unwrap();
+    std::fs::write(root.join("sub/b.txt"), b"file b\n").unwrap();
+    std::fs::write(root.join("sub/index.html"), b"<p>index</p>\n").unwrap();
+    std::fs::write(dir.0.join("secret.txt"), b"must not be served\n").unwrap();
+    (dir, root)
+}
+
+#[test]
+fn files_under_the_root_are_served() {
+    let (_dir, root) = site();
+    let canonical = root.canonicalize().unwrap();
+    assert_eq!(get(&root, "/a.txt"), Target::File(canonical.join("a.txt")));
+    assert_eq!(
+        get(&root, "/sub/b.txt"),
+        Target::File(canonical.join("sub/b.txt"))
+    );
+    assert_eq!(
+        get(&root, "/sub/"),
+        Target::File(canonical.join("sub/index.html"))
+    );
+    // `.`, empty segments, a query and percent-encoded letters are fine.
+    assert_eq!(
+        get(&root, "/./sub//%62.txt?x=../../secret.txt#frag"),
+        Target::File(canonical.join("sub/b.txt"))
+    );
+    assert_eq!(status(&get(&root, "/missing.txt")), 404);
+    assert_eq!(status(&get(&root, "/")), 404, "no index.html at the root");
+}
+
+#[test]
+fn no_request_escapes_the_root() {
+    let (_dir, root) = site();
+    let attempts = [
+        "/../secret.txt",
+        "/sub/../../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/%2E%2E/secret.txt",
+        "/.%2e/secret.txt",
+        "/%2e./secret.txt",
+        "/sub/..%2fsecret.txt",
+        "/..%2F..%2Fsecret.txt",
+        "/..%5csecret.txt",
+        "/..\\secret.txt",
+        "/a.txt%00.html",
+        "/%252e%252e/secret.txt",
+        "/%",
+        "/%2",
+        "/%zz",
+        "/%ff%fe",
+        "/C:/Windows",
+        "secret.txt",
+        "../secret.txt",
+        "",
+    ];
+    for path in attempts {
+        let target = get(&root, path);
+        let code = status(&target);
+        assert!(
+            code == 400 || code == 404,
+            "{path:?} gave {target:?}, want 400 or 404"
+        );
+    }
+    // Double-encoded dots are a literal file name `%2e%2e`, not a parent.
+    assert_eq!(status(&get(&root, "/%252e%252e/secret.txt")), 404);
+    // An absolute path in the request is looked up *under* the root.
+    let abs = root.parent().unwrap().join("secret.txt");
+    let t = get(&root, &format!("/{}", abs.display()));
+    assert_eq!(status(&t), 404, "{t:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn symbolic_links_out_of_the_root_are_not_followed() {
+    let (dir, root) = site();
+    std::os::unix::fs::symlink(dir.0.join("secret.txt"), root.join("link.txt")).unwrap();
+    std::os::unix::fs::symlink(&dir.0, root.join("up")).unwrap();
+    assert_eq!(status(&get(&root, "/link.txt")), 404);
+    assert_eq!(status(&get(&root, "/up/secret.txt")), 404);
+    // A link that stays inside is fine.
+    std::os::unix::fs::symlink(root.join("a.txt"), root.join("alias.txt")).unwrap();
+    assert_eq!(status(&get(&root, "/alias.txt")), 200);
+}
+
+#[test]
+fn synthetic_bytes_and_methods() {
+    let (_dir, root) = site();
+    assert_eq!(
+        get(&root, "/bytes/12345"),
+        Target::Synthetic { len_bytes: 12345 }
+    );
+    assert_eq!(get(&root, "/bytes/0"), Target::Synthetic { len_bytes: 0 });
+    for bad in ["/bytes/-1", "/bytes/1e3", "/bytes/99999999999999999999"] {
+        assert_eq!(status(&get(&root, bad)), 400, "{bad}");
+    }
+    let too_big = format!("/bytes/{}", paths::MAX_SYNTHETIC_BYTES + 1);
+    assert_eq!(status(&get(&root, &too_big)), 400);
+    let post = paths::resolve(&root, Some(b"POST"), Some(b"/a.txt"));
+    assert_eq!(status(&post), 405);
+    assert_eq!(status(&paths::resolve(&root, None, Some(b"/a.txt"))), 400);
+    assert_eq!(status(&paths::resolve(&root, Some(b"GET"), None)), 400);
+    let long = format!("/{}", "a".repeat(paths::MAX_PATH_BYTES));
+    assert_eq!(status(&get(&root, &long)), 400);
+}
+
+// ---------------------------------------------------------------------------
+// End to end.
+
+/// `target/<profile>/examples/NAME`, built once per test run.
+fn example(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    let exe = std::env::current_exe().unwrap();
+    // target/<profile>/deps/h3_examples-<hash>
+    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+    BUILT.get_or_init(|| {
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["build", "--quiet", "--example", "h3-server"])
+            .args(["--example", "h3-client"]);
+        if profile_dir.ends_with("release") {
+            cargo.arg("--release");
+        }
+        let status = cargo.status().expect("cargo runs");
+        assert!(status.success(), "building the examples failed");
+    });
+    profile_dir.join("examples").join(name)
+}
+
+fn certs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/certs")
+}
+
+/// A running h3-server, killed on drop.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_server(root: &Path, extra: &[&str]) -> Server {
+    let mut child = Command::new(example("h3-server"))
+        .args(["--listen", "127.0.0.1:0", "--root"])
+        .arg(root)
+        .arg("--cert")
+        .arg(certs().join("cert.pem"))
+        .arg("--key")
+        .arg(certs().join("key.pem"))
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("h3-server starts");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("h3-server prints `listening on` within 20 s");
+    let port = line
+        .split_whitespace()
+        .nth(2)
+        .and_then(|a| a.rsplit(':').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    Server { child, port }
+}
+
+/// Runs h3-client with `args`, killed after 60 s.
+fn client(args: &[String]) -> Output {
+    let mut child = Command::new(example("h3-client"))
+        .args([
+            "--quiet",
+            "--connect-timeout-ms",
+            "3000",
+            "--timeout-s",
+            "50",
+        ])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("h3-client starts");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("h3-client did not finish within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn ca_args() -> Vec<String> {
+    vec!["--ca".into(), certs().join("ca.pem").display().to_string()]
+}
+
+#[test]
+fn client_fetches_files_and_bytes_from_server() {
+    let (_dir, root) = site();
+    let server = start_server(&root, &["--cc", "vegas"]);
+    let out_dir = TempDir::new("out");
+    let qlog_dir = TempDir::new("qlog");
+    let base = format!("https://localhost:{}", server.port);
+    let mut args = ca_args();
+    args.extend([
+        "--output-dir".into(),
+        out_dir.0.display().to_string(),
+        "--qlog-dir".into(),
+        qlog_dir.0.display().to_string(),
+        "--cc".into(),
+        "gallop-vegas".into(),
+        "--cc-param".into(),
+        "alpha=2".into(),
+        format!("{base}/a.txt"),
+        format!("{base}/bytes/3000000"),
+    ]);
+    let out = client(&args);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("/a.txt -> 200, 7 bytes"), "{stdout}");
+    assert!(
+        stdout.contains("/bytes/3000000 -> 200, 3000000 bytes"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("3000007 bytes"), "{stdout}");
+    assert!(stdout.contains("cc gallop-vegas"), "{stdout}");
+    assert_eq!(std::fs::read(out_dir.0.join("a.txt")).unwrap(), b"file a\n");
+    let body = std::fs::read(out_dir.0.join("3000000")).unwrap();
+    assert_eq!(body.len(), 3_000_000);
+    assert!(
+        body.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8),
+        "synthetic body has the documented pattern"
+    );
+    let qlogs: Vec<_> = std::fs::read_dir(&qlog_dir.0)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(qlogs.len(), 1, "one client qlog: {qlogs:?}");
+    let qlog = std::fs::read_to_string(&qlogs[0]).unwrap();
+    assert!(qlog.contains("gallop-vegas"), "qlog names the algorithm");
+}
+
+#[test]
+fn hostile_paths_get_errors_over_the_wire() {
+    let (_dir, root) = site();
+    let server = start_server(&root, &[]);
+    let base = format!("https://127.0.0.1:{}", server.port);
+    let mut args = ca_args();
+    args.push(format!("{base}/a.txt"));
+    for p in [
+        "/../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/..%2fsecret.txt",
+        "/bytes/x",
+    ] {
+        args.push("--raw-path".into());
+        args.push(p.into());
+    }
+    let out = client(&args);
+    let stdout = text(&out.stdout);
+    // Exit 3: some response was not 2xx.
+    assert_eq!(out.status.code(), Some(3), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("/a.txt -> 200"), "{stdout}");
+    for p in [
+        "/../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/..%2fsecret.txt",
+        "/bytes/x",
+    ] {
+        assert!(stdout.contains(&format!("{p} -> 400")), "{p}: {stdout}");
+    }
+    assert!(!stdout.contains("must not be served"));
+}
+
+#[test]
+fn several_clients_at_once() {
+    let (_dir, root) = site();
+    let server = start_server(&root, &["--cc", "vegas-a"]);
+    let url = format!("https://localhost:{}/bytes/1000000", server.port);
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let mut args = ca_args();
+            args.push(url.clone());
+            std::thread::spawn(move || client(&args))
+        })
+        .collect();
+    for h in handles {
+        let out = h.join().unwrap();
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+        assert!(stdout.contains("-> 200, 1000000 bytes"), "{stdout}");
+    }
+}
+
+#[test]
+fn clear_errors_for_bad_certificates_ports_and_flags() {
+    let (_dir, root) = site();
+    let server = start_server(&root, &["--no-retry"]);
+    let url = format!("https://localhost:{}/a.txt", server.port);
+
+    // No --ca: the test CA is not trusted.
+    let out = client(std::slice::from_ref(&url));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.contains("--ca FILE"), "{stderr}");
+
+    // --insecure works, explicitly.
+    let out = client(&["--insecure".into(), url.clone()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+
+    // Nothing listens on the port.
+    let closed = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let closed_port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let out = client(&[
+        "--insecure".into(),
+        format!("https://127.0.0.1:{closed_port}/"),
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains("refused") || stderr.contains("no QUIC handshake"),
+        "{stderr}"
+    );
+
+    // Bad flags name the flag.
+    let out = client(&["--cc".into(), "vegass".into(), url.clone()]);
+    assert!(text(&out.stderr).contains("vegass"));
+    let out = client(&["--cc-param".into(), "alpha=-1".into(), url.clone()]);
+    assert!(text(&out.stderr).contains("alpha"));
+    let out = client(&["http://localhost/".into()]);
+    assert!(text(&out.stderr).contains("https"));
+
+    // The server: a busy port and an unreadable certificate.
+    let busy = Command::new(example("h3-server"))
+        .args(["--listen", &format!("127.0.0.1:{}", server.port)])
+        .arg("--cert")
+        .arg(certs().join("cert.pem"))
+        .arg("--key")
+        .arg(certs().join("key.pem"))
+        .output()
+        .unwrap();
+    assert!(!busy.status.success());
+    assert!(
+        text(&busy.stderr).contains("cannot listen"),
+        "{}",
+        text(&busy.stderr)
+    );
+    let no_cert = Command::new(example("h3-server"))
+        .args(["--listen", "127.0.0.1:0", "--cert", "/nonexistent/cert.pem"])
+        .output()
+        .unwrap();
+    assert!(!no_cert.status.success());
+    assert!(text(&no_cert.stderr).contains("--cert"));
+}
