@@ -222,7 +222,8 @@ pub fn vegas(
                     "sent" => ActualBytes::Sent,
                     "acked" => ActualBytes::Acked,
                     "delivered" => ActualBytes::Delivered,
-                    _ => return Err(bad(key, v, "sent, acked or delivered")),
+                    "acked_over_rtt" => ActualBytes::AckedOverRoundRtt,
+                    _ => return Err(bad(key, v, "sent, acked, delivered or acked_over_rtt")),
                 }
             }
             "require_cwnd_limited" => c.sampler.require_cwnd_limited = parse_bool(key, v)?,

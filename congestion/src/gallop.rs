@@ -55,13 +55,21 @@
 //!    over that RTT's ACKs (III-B: "Gallop-Vegas transmits one packet when
 //!    receiving one ACK, and it sends an extra packet ... after getting two
 //!    or more ACKs"; IV-B: "increases 5/12 packet to the congestion window
-//!    size whenever an ACK of the previous round is received"). Each ACK
-//!    grows the window by incr times its share of the previous window, in
-//!    bytes, so no ACK releases more than one extra packet (incr <=
-//!    maxincr = cwnd) and the round's total is exactly incr packets when
-//!    the previous window is acknowledged in full. The extra packets of the
-//!    W = 12, z = 5 round of Table 3 then leave at the 3rd, 5th, 8th, 10th
-//!    and 12th ACK, as IV-B describes.
+//!    size whenever an ACK of the previous round is received, and sends an
+//!    extra packet to the network when the additional value is no smaller
+//!    than one"). The credit grows by incr times each ACK's share of the
+//!    previous window, and the window grows by one whole datagram each time
+//!    the credit passes a whole datagram, so no ACK releases more than one
+//!    extra packet (incr <= maxincr = cwnd) and the round's total is
+//!    exactly incr packets when the previous window is acknowledged in
+//!    full. The extra packets of the W = 12, z = 5 round of Table 3 then
+//!    leave at the 3rd, 5th, 8th, 10th and 12th ACK, as IV-B describes.
+//!    Whole datagrams matter in QUIC: a stack such as quiche lets the
+//!    application write only as many bytes as the window has free, so a
+//!    window that grew by a fraction of a datagram per ACK makes the sender
+//!    emit a small packet per ACK; measured in the `gallop-vegas` scenario
+//!    (50 Mbit/s, 100 ms), that doubled the packet count, filled the
+//!    100-packet buffer with fragments and cost 13 packets in slow start.
 //! 3. First RTT. "We do not increase congestion window size in the first
 //!    RTT, which is either the beginning of a connection or after a
 //!    retransmission timeout, because we have no idea about the available
@@ -141,12 +149,16 @@ pub enum GallopStep {
 }
 
 /// An RTT's window increase spread over its ACKs (interpretation 2): after
-/// `acked` bytes the increase is `target * acked / base`, at most `target`.
+/// `acked` bytes the credit is `target * acked / base`, at most `target`,
+/// and the increase applied is the credit rounded down to whole datagrams
+/// (an extra packet once "the additional value is no smaller than one").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpreadIncrease {
     target_bytes: usize,
     /// The window when the RTT started: the bytes its ACKs will cover.
     base_bytes: usize,
+    /// The unit the window grows in.
+    datagram_bytes: usize,
     acked_bytes: usize,
     applied_bytes: usize,
 }
@@ -156,29 +168,39 @@ impl SpreadIncrease {
     pub const NONE: SpreadIncrease = SpreadIncrease {
         target_bytes: 0,
         base_bytes: 1,
+        datagram_bytes: 1,
         acked_bytes: 0,
         applied_bytes: 0,
     };
 
-    pub fn new(target_bytes: usize, base_bytes: usize) -> Self {
+    /// `target_bytes` (whole datagrams of `datagram_bytes`) over the ACKs
+    /// of a window of `base_bytes`.
+    pub fn new(target_bytes: usize, base_bytes: usize, datagram_bytes: usize) -> Self {
         SpreadIncrease {
             target_bytes,
             base_bytes: base_bytes.max(1),
+            datagram_bytes: datagram_bytes.max(1),
             ..SpreadIncrease::NONE
         }
     }
 
     /// `acked_bytes` more were acknowledged: the bytes the window grows by
-    /// now.
+    /// now (zero or whole datagrams).
     pub fn on_ack(&mut self, acked_bytes: usize) -> usize {
         if self.applied_bytes >= self.target_bytes {
             return 0;
         }
         self.acked_bytes = self.acked_bytes.saturating_add(acked_bytes);
-        let due = (self.target_bytes as u128 * self.acked_bytes as u128 / self.base_bytes as u128)
+        let credit = (self.target_bytes as u128 * self.acked_bytes as u128
+            / self.base_bytes as u128)
             .min(self.target_bytes as u128) as usize;
-        let grow = due - self.applied_bytes;
-        self.applied_bytes = due;
+        let due = if credit == self.target_bytes {
+            credit
+        } else {
+            credit - credit % self.datagram_bytes
+        };
+        let grow = due.saturating_sub(self.applied_bytes);
+        self.applied_bytes = self.applied_bytes.max(due);
         grow
     }
 
@@ -273,7 +295,7 @@ impl GallopSlowStart {
     /// `cwnd += incr`, spread over the RTT that starts now.
     fn plan_increase(&mut self, cwnd_bytes: usize, max_datagram_size: usize) -> GallopStep {
         let target_bytes = (self.incr_pkts as usize).saturating_mul(max_datagram_size);
-        self.increase = SpreadIncrease::new(target_bytes, cwnd_bytes);
+        self.increase = SpreadIncrease::new(target_bytes, cwnd_bytes, max_datagram_size);
         GallopStep::Grow {
             incr_pkts: self.incr_pkts,
         }
@@ -396,7 +418,7 @@ mod tests {
     fn increase_is_spread_one_extra_packet_per_two_or_more_acks() {
         // IV-B: at the fifth RTT of Table 3 (W = 12, z = 5) the extra
         // packets leave at the 3rd and the 5th ACK (5/12 per ACK).
-        let mut spread = SpreadIncrease::new(5 * MDS, 12 * MDS);
+        let mut spread = SpreadIncrease::new(5 * MDS, 12 * MDS, MDS);
         let mut grown = 0;
         let mut extra_at = Vec::new();
         for ack in 1..=12 {

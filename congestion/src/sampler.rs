@@ -19,8 +19,16 @@
 //!   the distinguished segment the paper divides by (III-B). Because every
 //!   byte falls into exactly one round, thinned or bunched ACKs move round
 //!   boundaries but not the rate: N bytes over T seconds stay N/T.
-//! - Actual, three ways ([`ActualBytes`]):
-//!   - `Sent` (the paper, III-B): bytes *sent* in the round / interval:
+//! - Actual, four ways ([`ActualBytes`]):
+//!   - `AckedOverRoundRtt` (paper mode; seeds 002 and 004): Actual = W / D,
+//!     W the bytes acknowledged in the round and D the mean RTT of their
+//!     samples. Seed 002 section II: "Expected = W/d and Actual = W/D";
+//!     IV-A: "In an actual Vegas implementation, D is the smoothed RTT ...
+//!     the average of the actual RTTs of all packets in the same round";
+//!     seed 004 section III models the same. With Expected's window the
+//!     same W ([`ExpectedWindow::InTransit`]), Diff = W (1 - d / D), the
+//!     formula both papers' analyses and tables use.
+//!   - `Sent` (III-B read literally): bytes *sent* in the round / interval:
 //!     "recording how many bytes are transmitted between the time that
 //!     segment is sent and its acknowledgment is received ... dividing the
 //!     number of bytes transmitted by the sample RTT".
@@ -36,6 +44,17 @@
 //!     interval jitters by up to an ACK spacing and `Sent`/`Acked` misread
 //!     Diff by several packets; the send span of the delivered packets does
 //!     not depend on when ACKs arrive at all.
+//!
+//!   `Sent` was the paper mode until it was measured on ACK-clocked
+//!   windows below the path's capacity (the slow start of a large-BDP
+//!   path): the window leaves as a train, the distinguished packet is the
+//!   train's first and sees no queue, so `interval` is BaseRTT and Actual
+//!   is the bytes sent over BaseRTT. Diff then reads only the window's
+//!   bookkeeping (the window at the round's end minus the bytes sent in
+//!   it, 0 or 1 packet in alternate rounds) and none of the queue the
+//!   train builds: in the `gallop-vegas` scenarios round RTTs 1 to 3
+//!   packets above BaseRTT gave Diff 0.00, and Gallop-Vegas halved its
+//!   increment on the alternate Diff = 1.00 rounds.
 //! - Per-ACK RTT sample: RFC 9002 5.3 ack-delay adjustment when
 //!   `subtract_ack_delay` (the delay is capped at max_ack_delay and only
 //!   subtracted when the result is not below min RTT); zero samples are
@@ -44,6 +63,19 @@
 //!   connection ([`BaseRttMode::Lifetime`], III-B) or over a sliding window
 //!   ([`BaseRttMode::Windowed`], Kathleen Nichols' windowed min filter as
 //!   in Linux `lib/minmax.c`), optionally forgotten after an idle period.
+//! - BaseRTT from full-sized packets (`base_rtt_full_sized_only`, on in
+//!   paper mode): the papers' senders move equal-sized segments, so
+//!   BaseRTT is the RTT of a full segment. A QUIC connection also sends
+//!   small packets (handshake completion, the tail of a stream write),
+//!   whose RTT is lower by their shorter serialization at the bottleneck:
+//!   (max_datagram_size - size) / rate, 0.15 ms at 50 Mbit/s but 8.8 ms
+//!   at 1 Mbit/s for a 100-byte packet. Taken as BaseRTT, a full-sized
+//!   packet then always looks queued by that much, and Diff reads
+//!   Actual * (that gap) packets high (measured: 0.3 to 0.7 packets in the
+//!   `gallop-vegas` scenario, a third to two thirds of gamma). A sample
+//!   counts for BaseRTT when the packet it measures (the largest newly
+//!   acknowledged, RFC 9002 5.1) is a full datagram; until the first such
+//!   sample, every sample counts. Round RTTs still use every sample.
 //! - A round that ends with fewer than `min_round_samples` RTT samples or
 //!   `min_round_bytes` bytes is extended to the next distinguished packet
 //!   instead of being reported.
@@ -106,6 +138,10 @@ pub enum BaseRttMode {
 /// Which bytes make the Actual rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ActualBytes {
+    /// Bytes acknowledged in the round over the round's RTT (`round_rtt`):
+    /// Actual = W / D of seed 002 section II and seed 004 section III (the
+    /// paper mode).
+    AckedOverRoundRtt,
     /// Bytes sent in the round over the round's interval (III-B "bytes
     /// transmitted"; the paper's measurement).
     Sent,
@@ -165,6 +201,9 @@ pub struct SamplerConfig {
     pub min_round_bytes: u64,
     /// How BaseRTT forgets.
     pub base_rtt: BaseRttMode,
+    /// BaseRTT only from samples of full-sized packets, once there is one
+    /// (module documentation).
+    pub base_rtt_full_sized_only: bool,
     /// Forget BaseRTT when sending restarts after nothing was in flight for
     /// at least this long. None: never.
     pub base_rtt_idle_reset: Option<Duration>,
@@ -181,8 +220,9 @@ pub struct SamplerConfig {
 impl SamplerConfig {
     /// The paper's measurement (III-B): raw RTT samples, BaseRTT the minimum
     /// ever seen, one sample per round; rounds that did not use the window
-    /// (the QUIC handshake) are ignored. The round RTT is the mean
-    /// (seed 004's model of the implementation).
+    /// (the QUIC handshake) are ignored. The round RTT is the mean and
+    /// Actual = W / D, Diff = W (1 - d / D) (seed 002 II and IV-A, seed
+    /// 004 III: the papers' model of the implementation).
     pub fn paper() -> Self {
         SamplerConfig {
             subtract_ack_delay: false,
@@ -191,14 +231,15 @@ impl SamplerConfig {
             min_round_samples: PAPER_MIN_ROUND_SAMPLES,
             min_round_bytes: 0,
             base_rtt: BaseRttMode::Lifetime,
+            base_rtt_full_sized_only: true,
             base_rtt_idle_reset: None,
-            actual_bytes: ActualBytes::Sent,
+            actual_bytes: ActualBytes::AckedOverRoundRtt,
             // The papers' sources always have data. A QUIC connection's
             // first rounds carry the handshake and then wait a round trip
             // for the request: without gating, their tiny Actual would read
             // as a Diff of several packets and end slow start at once.
             require_cwnd_limited: true,
-            expected_window: ExpectedWindow::Cwnd,
+            expected_window: ExpectedWindow::InTransit,
             round_end: RoundEnd::PacketNumber,
         }
     }
@@ -211,6 +252,9 @@ impl SamplerConfig {
             round_rtt: RoundRttStat::Mean,
             round_end: RoundEnd::AckCount,
             require_cwnd_limited: false,
+            actual_bytes: ActualBytes::Sent,
+            expected_window: ExpectedWindow::Cwnd,
+            base_rtt_full_sized_only: false,
             ..SamplerConfig::paper()
         }
     }
@@ -259,6 +303,9 @@ impl Default for SamplerConfig {
             base_rtt: BaseRttMode::Windowed {
                 window: DEFAULT_BASE_RTT_WINDOW,
             },
+            // A windowed BaseRTT forgets the handshake's small packets
+            // within one window; kept off so the default is unchanged.
+            base_rtt_full_sized_only: false,
             base_rtt_idle_reset: Some(DEFAULT_IDLE_RESET),
             actual_bytes: ActualBytes::Delivered,
             require_cwnd_limited: true,
@@ -448,7 +495,10 @@ impl RoundTally {
 pub struct RoundSampler {
     config: SamplerConfig,
     max_datagram_size: usize,
+    /// BaseRTT over every sample.
     base_rtt: BaseRttFilter,
+    /// BaseRTT over samples of full-sized packets.
+    full_sized_base_rtt: BaseRttFilter,
     latest_rtt: Option<Duration>,
     largest_sent_pkt_num: Option<u64>,
     /// None: no round in progress; the next in-flight send starts one.
@@ -466,6 +516,7 @@ impl RoundSampler {
             config,
             max_datagram_size,
             base_rtt: BaseRttFilter::new(config.base_rtt),
+            full_sized_base_rtt: BaseRttFilter::new(config.base_rtt),
             latest_rtt: None,
             largest_sent_pkt_num: None,
             round: None,
@@ -481,20 +532,37 @@ impl RoundSampler {
     /// BaseRTT: the minimum RTT per `config.base_rtt`; None before the
     /// first sample.
     pub fn base_rtt(&self) -> Option<Duration> {
-        self.base_rtt.get()
+        self.base_rtt_filter().get()
+    }
+
+    /// The filter BaseRTT is read from: full-sized packets' once there is
+    /// one (with `base_rtt_full_sized_only`), otherwise every sample's.
+    fn base_rtt_filter(&self) -> &BaseRttFilter {
+        if self.config.base_rtt_full_sized_only && self.full_sized_base_rtt.get().is_some() {
+            &self.full_sized_base_rtt
+        } else {
+            &self.base_rtt
+        }
+    }
+
+    /// Forgets BaseRTT.
+    fn clear_base_rtt(&mut self) {
+        self.base_rtt = BaseRttFilter::new(self.config.base_rtt);
+        self.full_sized_base_rtt = BaseRttFilter::new(self.config.base_rtt);
     }
 
     /// Replaces BaseRTT by `rtt` measured at `now` (a controller that has
     /// verified the old BaseRTT is stale, e.g. after a route change).
     pub fn reset_base_rtt(&mut self, now: Instant, rtt: Duration) {
-        self.base_rtt = BaseRttFilter::new(self.config.base_rtt);
+        self.clear_base_rtt();
         self.base_rtt.update(now, rtt);
+        self.full_sized_base_rtt.update(now, rtt);
     }
 
     /// How long ago the windowed BaseRTT was measured (None: lifetime
     /// BaseRTT, or no sample yet).
     pub fn base_rtt_age(&self, now: Instant) -> Option<Duration> {
-        match &self.base_rtt {
+        match self.base_rtt_filter() {
             BaseRttFilter::Lifetime(_) => None,
             BaseRttFilter::Windowed(filter) => filter.age(now),
         }
@@ -522,7 +590,7 @@ impl RoundSampler {
             if packet.bytes_in_flight_before == 0
                 && packet.time_sent.saturating_duration_since(idle_since) >= idle_reset
             {
-                self.base_rtt = BaseRttFilter::new(self.config.base_rtt);
+                self.clear_base_rtt();
                 self.round = None;
             }
         }
@@ -557,10 +625,20 @@ impl RoundSampler {
         let rtt = self.rtt_sample(event);
         if let Some(rtt) = rtt {
             self.base_rtt.update(event.now, rtt);
+            // The sample measures the largest newly acknowledged packet.
+            let full_sized = event
+                .acked
+                .iter()
+                .max_by_key(|p| p.pkt_num)
+                .is_some_and(|p| p.size_bytes >= self.max_datagram_size);
+            if full_sized {
+                self.full_sized_base_rtt.update(event.now, rtt);
+            }
             self.latest_rtt = Some(rtt);
         }
         let ack_count_target = self.ack_count_target();
         let last_cwnd_bytes = self.last_cwnd_bytes;
+        let base_rtt = self.base_rtt();
         let round = self.round.as_mut()?;
         round.bytes_acked += event.acked.iter().map(|p| p.size_bytes as u64).sum::<u64>();
         if let Some(rtt) = rtt {
@@ -587,7 +665,15 @@ impl RoundSampler {
         let span_start = round.span_start.unwrap_or(round.start);
         let send_span =
             largest_acked_sent.map_or(Duration::ZERO, |t| t.saturating_duration_since(span_start));
+        let mean_rtt = round.rtt_sum.checked_div(round.samples).unwrap_or_default();
         let (counted_bytes, denominator) = match self.config.actual_bytes {
+            ActualBytes::AckedOverRoundRtt => (
+                round.bytes_acked,
+                match self.config.round_rtt {
+                    RoundRttStat::Min => round.rtt_min.min(mean_rtt),
+                    RoundRttStat::Mean => mean_rtt,
+                },
+            ),
             ActualBytes::Sent => (round.bytes_sent, interval),
             ActualBytes::Acked => (round.bytes_acked, interval),
             // BBR's delivery-rate guard (draft-ietf-ccwg-bbr, "Delivery
@@ -615,7 +701,7 @@ impl RoundSampler {
         let filled = round.cwnd_limited && 2 * round.bytes_sent >= round.start_cwnd_bytes as u64;
         let usable = !self.config.require_cwnd_limited || (filled && !round.app_limited);
         let sample = RoundSample {
-            base_rtt: self.base_rtt.get()?,
+            base_rtt: base_rtt?,
             round_rtt,
             slow_start_round_rtt,
             actual_bytes_per_sec: counted_bytes as f64 / denominator.as_secs_f64(),
@@ -644,7 +730,7 @@ impl RoundSampler {
 
     /// The path changed: forget everything measured.
     pub fn on_path_change(&mut self) {
-        self.base_rtt = BaseRttFilter::new(self.config.base_rtt);
+        self.clear_base_rtt();
         self.latest_rtt = None;
         self.round = None;
         self.idle_since = None;
@@ -755,6 +841,88 @@ mod tests {
             first_unacked = last + 1;
         }
         rounds
+    }
+
+    #[test]
+    fn base_rtt_comes_from_full_sized_packets_once_there_is_one() {
+        let t0 = Instant::now();
+        let mut sampler = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
+        // A 100-byte packet: shorter serialization, lower RTT.
+        let small = AckedPacket {
+            size_bytes: 100,
+            ..acked(0, t0)
+        };
+        sampler.on_packet_sent(
+            &SentPacket {
+                size_bytes: 100,
+                ..sent(0, t0, 0)
+            },
+            2 * MDS,
+        );
+        sampler.on_ack_event(&ack_event(t0 + 91 * MS, &[small], 91 * MS));
+        // Until a full-sized packet is measured, every sample counts.
+        assert_eq!(sampler.base_rtt(), Some(91 * MS));
+        sampler.on_packet_sent(&sent(1, t0 + 91 * MS, 0), 2 * MDS);
+        sampler.on_ack_event(&ack_event(
+            t0 + 191 * MS,
+            &[acked(1, t0 + 91 * MS)],
+            100 * MS,
+        ));
+        assert_eq!(sampler.base_rtt(), Some(100 * MS));
+        // Without the option the small packet's RTT stays BaseRTT.
+        let config = SamplerConfig {
+            base_rtt_full_sized_only: false,
+            ..SamplerConfig::paper()
+        };
+        let mut sampler = RoundSampler::new(config, MDS).unwrap();
+        sampler.on_packet_sent(
+            &SentPacket {
+                size_bytes: 100,
+                ..sent(0, t0, 0)
+            },
+            2 * MDS,
+        );
+        sampler.on_ack_event(&ack_event(t0 + 91 * MS, &[small], 91 * MS));
+        sampler.on_packet_sent(&sent(1, t0 + 91 * MS, 0), 2 * MDS);
+        sampler.on_ack_event(&ack_event(
+            t0 + 191 * MS,
+            &[acked(1, t0 + 91 * MS)],
+            100 * MS,
+        ));
+        assert_eq!(sampler.base_rtt(), Some(91 * MS));
+    }
+
+    #[test]
+    fn paper_actual_is_the_window_over_the_mean_rtt() {
+        // Seed 002 II / IV-A: Actual = W / D, D the round's mean RTT, so
+        // Diff = W (1 - d / D) whatever the round's interval.
+        let t0 = Instant::now();
+        let mut sampler = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
+        for n in 0..4 {
+            sampler.on_packet_sent(&sent(n, t0, n as usize * MDS), 4 * MDS);
+        }
+        // RTTs 100, 102, 104, 106 ms: D = 103 ms; the round ends at the
+        // first ACK (packet 0), so use a second round of four.
+        let mut last = None;
+        for (n, rtt_ms) in [(0u64, 100u32), (1, 102), (2, 104), (3, 106)] {
+            let now = t0 + rtt_ms * MS;
+            last = sampler.on_ack_event(&ack_event(now, &[acked(n, t0)], rtt_ms * MS));
+            if n == 0 {
+                for m in 4..8 {
+                    sampler.on_packet_sent(&sent(m, now, 3 * MDS), 4 * MDS);
+                }
+            }
+        }
+        assert!(last.is_none());
+        let t1 = t0 + 100 * MS;
+        let round = sampler
+            .on_ack_event(&ack_event(t1 + 100 * MS, &[acked(4, t1)], 100 * MS))
+            .unwrap();
+        // Acknowledged in the round: packets 1-4; samples 102, 104, 106, 100.
+        assert_eq!(round.bytes_acked, 4 * MDS as u64);
+        assert_eq!(round.round_rtt, 103 * MS);
+        let expected = 4.0 * MDS as f64 / 0.103;
+        assert!((round.actual_bytes_per_sec - expected).abs() < 1e-6 * expected);
     }
 
     #[test]

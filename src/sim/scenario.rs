@@ -359,6 +359,26 @@ pub const BUILTINS: &[(&str, &str)] = &[
         "gallop-vegas",
         include_str!("../../scenarios/gallop-vegas.toml"),
     ),
+    (
+        "gallop-vegas-buffer30",
+        include_str!("../../scenarios/gallop-vegas-buffer30.toml"),
+    ),
+    (
+        "gallop-vegas-example2",
+        include_str!("../../scenarios/gallop-vegas-example2.toml"),
+    ),
+    (
+        "vegas-a-reroute",
+        include_str!("../../scenarios/vegas-a-reroute.toml"),
+    ),
+    (
+        "vegas-compat-reno",
+        include_str!("../../scenarios/vegas-compat-reno.toml"),
+    ),
+    (
+        "gamma-selection",
+        include_str!("../../scenarios/gamma-selection.toml"),
+    ),
 ];
 
 /// Parses `value` as a TOML value (number, bool, string, array, table);

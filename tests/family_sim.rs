@@ -1,0 +1,127 @@
+//! The Vegas family's headline behaviours (issue 4), on real quiche flows
+//! in the simulator, with the scenario files that reproduce each paper's
+//! set-up at small scale (scenarios/*.toml say how they are scaled):
+//!
+//! 1. Vegas-A recovers throughput after a route change that multiplies the
+//!    RTT, Vegas does not (seed 001 section 4.1).
+//! 2. Gallop-Vegas reaches the available bandwidth in fewer RTTs than
+//!    Vegas and loses nothing where Vegas's doubling overflows a 30-packet
+//!    buffer (seed 002 section V-B).
+//! 3. Reno-compatible Vegas shares a drop-tail bottleneck with NewReno,
+//!    default Vegas gets a small fraction (seed 003 Tables 2-3).
+//! 4. gamma chosen by Approach 2 shortens C_time against gamma = 1 on a
+//!    large-BDP path (seed 004 Fig. 3).
+//!
+//! Every comparison runs both sides in mode = paper unless it says so.
+
+#![cfg(feature = "sim")]
+
+use quiche_vegas::sim::report::report;
+use quiche_vegas::sim::report::Report;
+use quiche_vegas::sim::run;
+use quiche_vegas::sim::RunOptions;
+use quiche_vegas::sim::Scenario;
+
+fn scenario_path(file: &str) -> String {
+    format!("{}/scenarios/{file}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run_file(file: &str, sets: &[&str]) -> Report {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let s = Scenario::load(&scenario_path(file), &sets).expect("scenario loads");
+    let r = run(&s, RunOptions::default()).expect("runs");
+    report(&s, &r, 0.0)
+}
+
+#[test]
+fn vegas_a_recovers_after_a_route_change_and_vegas_does_not() {
+    // RTT 40 -> 220 ms at 20 s, 1 Mbit/s; steady = 50..100 s.
+    let vegas_a = run_file("vegas-a-reroute.toml", &[]);
+    let vegas = run_file("vegas-a-reroute.toml", &["flows.0.algorithm=vegas"]);
+    let (a, v) = (&vegas_a.links[0], &vegas.links[0]);
+    let (a_steady, v_steady) = (a.steady_utilization.unwrap(), v.steady_utilization.unwrap());
+    // Measured: Vegas-A 0.56, Vegas 0.07 (goodput 0.63 vs 0.24 Mbit/s;
+    // seed 001 Table 1: 0.94 vs 0.22 Mbit/s over 200 s).
+    assert!(v_steady < 0.2, "vegas steady utilization {v_steady}");
+    assert!(a_steady > 0.4, "vegas-a steady utilization {a_steady}");
+    assert!(a_steady > 4.0 * v_steady, "{a_steady} vs {v_steady}");
+    let (a_goodput, v_goodput) = (vegas_a.flows[0].goodput_bps, vegas.flows[0].goodput_bps);
+    assert!(a_goodput > 2.0 * v_goodput, "{a_goodput} vs {v_goodput}");
+    // The paper's point is not loss: neither drops a packet.
+    assert_eq!(a.drops + v.drops, 0);
+}
+
+#[test]
+fn gallop_vegas_loses_nothing_where_vegas_doubling_overflows_30_packets() {
+    let gallop = run_file("gallop-vegas-buffer30.toml", &[]);
+    let vegas = run_file("gallop-vegas-buffer30.toml", &["flows.0.algorithm=vegas"]);
+    // Measured: Gallop-Vegas 0 lost, utilization 0.36 (still in stable
+    // growth until 7 s); Vegas 22 lost in its 52 -> 104 doubling, a PTO,
+    // utilization 0.12.
+    assert_eq!(gallop.flows[0].lost_packets, 0);
+    assert_eq!(gallop.links[0].drops, 0);
+    assert!(vegas.flows[0].lost_packets >= 10, "{:?}", vegas.flows[0]);
+    let (g, v) = (gallop.links[0].utilization, vegas.links[0].utilization);
+    assert!(g > 2.0 * v, "gallop {g} vegas {v}");
+}
+
+#[test]
+fn gallop_vegas_reaches_the_available_window_in_fewer_rtts() {
+    // Seed 002 Example 2 path: 3125 packets/s, d = 50 ms, BDP 156.
+    let gallop = run_file("gallop-vegas-example2.toml", &[]);
+    let vegas = run_file("gallop-vegas-example2.toml", &["flows.0.algorithm=vegas"]);
+    let (g, v) = (&gallop.flows[0], &vegas.flows[0]);
+    // Measured: C_time 73 vs 111 RTTs; slow start left at 98 packets
+    // (1.38 s) vs 46 packets (0.58 s). The paper's analysis says 26 vs 136
+    // RTTs; see the reply for why Gallop stops short of the BDP here.
+    let (g_rtts, v_rtts) = (g.convergence_rtts.unwrap(), v.convergence_rtts.unwrap());
+    assert!(g_rtts < 0.75 * v_rtts, "gallop {g_rtts} vegas {v_rtts}");
+    let (g_exit, v_exit) = (
+        g.slow_start_exit_cwnd_pkts.unwrap(),
+        v.slow_start_exit_cwnd_pkts.unwrap(),
+    );
+    assert!(g_exit > 1.5 * v_exit, "gallop {g_exit} vegas {v_exit}");
+    assert_eq!(g.lost_packets, 0);
+    assert!(gallop.links[0].utilization > vegas.links[0].utilization);
+}
+
+#[test]
+fn reno_compatible_vegas_shares_with_newreno_and_default_vegas_does_not() {
+    // One NewReno and one Vegas flow, B = 50 (seed 003 Table 2: ratio
+    // 11.3 with default Vegas; Table 3: 0.97 with Approach 1).
+    let compat = run_file("vegas-compat-reno.toml", &[]);
+    let vegas = run_file(
+        "vegas-compat-reno.toml",
+        &["flows.1.algorithm=vegas", "flows.1.params={mode=\"paper\"}"],
+    );
+    let compat_ratio = compat.loss_based_over_vegas.unwrap();
+    let vegas_ratio = vegas.loss_based_over_vegas.unwrap();
+    // Measured: 1.13 (Approach 1) against 15.6 (alpha = 1, beta = 3).
+    assert!(
+        (0.67..=1.5).contains(&compat_ratio),
+        "compat ACK_R/ACK_V {compat_ratio}"
+    );
+    assert!(vegas_ratio > 5.0, "default Vegas ACK_R/ACK_V {vegas_ratio}");
+    // Approach 2 (beta = 0.4641 B) is as compatible (measured: 1.09).
+    let approach2 = run_file("vegas-compat-reno.toml", &["flows.1.params.approach=2"]);
+    let ratio2 = approach2.loss_based_over_vegas.unwrap();
+    assert!((0.67..=1.5).contains(&ratio2), "approach 2 {ratio2}");
+}
+
+#[test]
+fn gamma_from_approach_2_shortens_c_time_against_gamma_1() {
+    // 5000 packets/s, d = 40 ms (seed 004 Table I), BDP about 200.
+    let selected = run_file("gamma-selection.toml", &[]);
+    let gamma_1 = run_file("gamma-selection.toml", &["flows.0.params={mode=\"paper\"}"]);
+    let (s, g) = (&selected.flows[0], &gamma_1.flows[0]);
+    // Measured: C_time 152 vs 221 RTTs; slow start left at 321 packets
+    // (gamma 2 overshoots the BDP, the queue drains at 1 packet per RTT)
+    // vs 11 packets.
+    let (s_rtts, g_rtts) = (s.convergence_rtts.unwrap(), g.convergence_rtts.unwrap());
+    assert!(
+        s_rtts < 0.8 * g_rtts,
+        "approach 2 {s_rtts} gamma 1 {g_rtts}"
+    );
+    assert!(s.slow_start_exit_cwnd_pkts.unwrap() > 5.0 * g.slow_start_exit_cwnd_pkts.unwrap());
+    assert_eq!(s.lost_packets + g.lost_packets, 0);
+}
