@@ -277,7 +277,7 @@ fn fetch(args: Args) -> Result<bool, String> {
     let mut last_body_at: Option<Instant> = None;
     let mut h3: Option<quiche::h3::Connection> = None;
     let mut requests: HashMap<u64, Request> = HashMap::new();
-    let mut held = None;
+    let mut send_state = common::SendState::default();
     let mut next_send: Option<Instant> = None;
     let mut cwnd = CwndStats::default();
     let mut events = mio::Events::with_capacity(64);
@@ -287,7 +287,7 @@ fn fetch(args: Args) -> Result<bool, String> {
     let mut last_progress = start;
 
     // The client speaks first: send the Initial before waiting.
-    if let Flush::Failed(e) = common::flush(&mut conn, &socket, &mut held, &mut out, false) {
+    if let Flush::Failed(e) = common::flush(&mut conn, &socket, &mut send_state, &mut out, false) {
         return Err(refused_or(peer, e));
     }
     loop {
@@ -442,7 +442,7 @@ fn fetch(args: Args) -> Result<bool, String> {
         next_send = match common::flush(
             &mut conn,
             &socket,
-            &mut held,
+            &mut send_state,
             &mut out,
             !args.common.no_pacing,
         ) {

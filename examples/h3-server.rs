@@ -35,7 +35,7 @@ mod common;
 use common::paths;
 use common::paths::Target;
 use common::Flush;
-use common::HeldPacket;
+use common::SendState;
 use common::MAX_DATAGRAM_BYTES;
 
 /// A Retry token stays valid this long.
@@ -148,7 +148,7 @@ struct Client {
     conn: quiche::Connection,
     h3: Option<quiche::h3::Connection>,
     responses: HashMap<u64, Response>,
-    held: Option<HeldPacket>,
+    send_state: SendState,
     next_send: Option<Instant>,
 }
 
@@ -269,7 +269,7 @@ fn serve(args: Args) -> Result<(), String> {
                                 conn,
                                 h3: None,
                                 responses: HashMap::new(),
-                                held: None,
+                                send_state: SendState::default(),
                                 next_send: None,
                             },
                         );
@@ -315,7 +315,7 @@ fn serve(args: Args) -> Result<(), String> {
             client.next_send = match common::flush(
                 &mut client.conn,
                 &socket,
-                &mut client.held,
+                &mut client.send_state,
                 &mut out,
                 !args.common.no_pacing,
             ) {

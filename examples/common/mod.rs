@@ -119,60 +119,74 @@ pub fn attach_qlog(conn: &mut quiche::Connection, dir: &Path, role: &str, cc: &s
     }
 }
 
-/// A datagram quiche produced, held until its send time.
-pub struct HeldPacket {
-    pub data: Vec<u8>,
-    pub to: SocketAddr,
-    pub at: Instant,
+/// What [`flush`] keeps between calls for one connection.
+#[derive(Default)]
+pub struct SendState {
+    /// A datagram the socket refused with `WouldBlock`, to retry first.
+    blocked: Option<(Vec<u8>, SocketAddr)>,
+    /// quiche's pacer allows the next packet from this time on.
+    next_send_at: Option<Instant>,
 }
 
-/// Packets are held when quiche paces them more than this into the future.
+/// The pacing gate is ignored when it is less than this in the future.
 pub const PACING_SLACK: Duration = Duration::from_micros(200);
 
 /// Outcome of [`flush`].
 pub enum Flush {
     /// quiche has nothing more to send now.
     Idle,
-    /// A packet is held until the given time.
+    /// Sending resumes at the given time (pacing, or a full socket).
     HeldUntil(Instant),
     /// The socket refused a datagram (e.g. ECONNREFUSED on a connected
     /// socket); the packet was dropped.
     Failed(std::io::Error),
 }
 
-/// Sends what `conn` has to send on `socket`, holding a paced packet in
-/// `held` until its time (unless `pacing` is off).
+/// Sends what `conn` has to send on `socket`, pacing unless `pacing` is
+/// off.
+///
+/// quiche's pacer (gcongestion) returns with each packet, in
+/// `SendInfo.at`, the earliest time of the *next* packet, and records the
+/// packet it returns as sent now. So the packet goes out at once and the
+/// next `send()` waits for `at`; holding the packet itself until `at` would
+/// send every packet one pacing interval after quiche's recorded send time
+/// and inflate every RTT sample (which a delay-based controller reads as
+/// queueing).
 pub fn flush(
     conn: &mut quiche::Connection,
     socket: &mio::net::UdpSocket,
-    held: &mut Option<HeldPacket>,
+    state: &mut SendState,
     out: &mut [u8],
     pacing: bool,
 ) -> Flush {
     loop {
-        if let Some(p) = held.as_ref() {
-            let now = Instant::now();
-            if pacing && p.at > now + PACING_SLACK {
-                return Flush::HeldUntil(p.at);
-            }
-            match socket.send_to(&p.data, p.to) {
-                Ok(_) => *held = None,
+        let now = Instant::now();
+        if let Some((data, to)) = state.blocked.take() {
+            match socket.send_to(&data, to) {
+                Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    state.blocked = Some((data, to));
                     return Flush::HeldUntil(now + Duration::from_millis(1));
                 }
-                Err(e) => {
-                    *held = None;
-                    return Flush::Failed(e);
-                }
+                Err(e) => return Flush::Failed(e),
             }
+        }
+        if let Some(at) = state
+            .next_send_at
+            .filter(|at| pacing && *at > now + PACING_SLACK)
+        {
+            return Flush::HeldUntil(at);
         }
         match conn.send(out) {
             Ok((len, info)) => {
-                *held = Some(HeldPacket {
-                    data: out[..len].to_vec(),
-                    to: info.to,
-                    at: info.at,
-                });
+                state.next_send_at = Some(info.at);
+                match socket.send_to(&out[..len], info.to) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        state.blocked = Some((out[..len].to_vec(), info.to));
+                    }
+                    Err(e) => return Flush::Failed(e),
+                }
             }
             Err(quiche::Error::Done) => return Flush::Idle,
             Err(e) => {
