@@ -1,20 +1,40 @@
-//! `cargo xtask interop [--algorithms a,b] [--mbytes N]`: our HTTP/3
-//! examples through the link emulator (10 Mbit/s, 20 ms each way, 50-packet
-//! buffer), then a shared bottleneck.
+//! `cargo xtask interop`: our HTTP/3 examples against other QUIC stacks
+//! through the link emulator (10 Mbit/s, 20 ms each way, 50-packet buffer),
+//! then a shared bottleneck.
 //!
-//! Peers so far: `quiche-vegas` itself (our h3-server with each Vegas-family
-//! algorithm, fetched by our h3-client). The drivers for aioquic (PyPI),
-//! quic-go (Go modules) and ngtcp2 (Debian `ngtcp2-client`/`ngtcp2-server`
-//! 0.12.1 in bookworm) are not written yet: their rows say so.
+//! Peers, installed here from the package registries when missing and
+//! driven by small programs of ours under `interop/peers/`:
+//! - `quiche-vegas`: our own h3-server and h3-client (the baseline);
+//! - `aioquic` 1.7.2 (PyPI, into the venv `target/interop/venv`),
+//!   `interop/peers/aioquic/peer.py`, congestion control `reno|cubic`;
+//! - `quic-go` (Go module proxy; `interop/peers/quic-go`, built into
+//!   `target/interop/bin/quic-go-peer`); stock quic-go has no
+//!   congestion-control switch;
+//! - `ngtcp2` 0.12.1 (Debian `ngtcp2-client` / `ngtcp2-server`: the HTTP/3
+//!   examples `gtlsclient` / `gtlsserver`, ALPN h3, `--cc cubic|reno|...`),
+//!   installed with apt-get. Its server serves files only (and `/N`: N zero
+//!   bytes), so the xtask writes `target/interop/www/bytes/N`, which has the
+//!   same content as our server's `/bytes/N` (byte i = i mod 251); its
+//!   client verifies no certificate (it has no CA option).
 //!
-//! Shared bottleneck: two of our servers behind one emulator (two routes,
-//! one down link), a Vegas-family flow against quiche's CUBIC, each
-//! fetched by its own client at the same time; the emulator's report gives
-//! each flow's throughput share and the queue.
+//! Matrix: our h3-server with each Vegas-family algorithm serves each
+//! peer's client, and our h3-client fetches from each peer's server (with
+//! each congestion controller the peer offers). Every body is saved and
+//! compared with the expected bytes; the status must be 200.
+//!
+//! Shared bottleneck: one of our Vegas-family servers and an ngtcp2 server
+//! with CUBIC or Reno (quiche's own if ngtcp2 cannot be had) behind one
+//! emulator (two routes, one down link), each fetched by our h3-client at
+//! the same time. Shares are measured over a common window (both flows
+//! sending, the first second after the later start skipped, up to the
+//! first flow's end) from the emulator's queue log, with the queue over
+//! that window.
+//!
+//! Every child runs under `timeout` and is killed when the xtask drops it.
 
-use std::io::BufRead;
-use std::io::BufReader;
+use std::collections::HashMap;
 use std::path::Path;
+use std::path::PathBuf;
 use std::process::Child;
 use std::process::Command;
 use std::process::Stdio;
@@ -31,6 +51,7 @@ const VEGAS_FAMILY: [&str; 8] = [
     "gallop-vegas-compat",
     "gallop-vegas-a-compat",
 ];
+const QUICK_ALGORITHMS: [&str; 4] = ["vegas", "vegas-a", "gallop-vegas", "vegas-compat"];
 const BUFFER_PKTS: usize = 50;
 const LINK: [&str; 6] = [
     "--rate-mbit",
@@ -40,50 +61,112 @@ const LINK: [&str; 6] = [
     "--buffer-pkts",
     "50",
 ];
-const OTHER_PEERS: [&str; 3] = ["aioquic", "quic-go", "ngtcp2"];
+const PEERS: [&str; 4] = ["quiche-vegas", "aioquic", "quic-go", "ngtcp2"];
+const AIOQUIC_VERSION: &str = "1.7.2";
+/// Upper bound of one client run (its own timeout is lower).
+const CLIENT_LIMIT_S: u64 = 150;
+/// Upper bound of a server or emulator process.
+const SERVER_LIMIT_S: u64 = 240;
+/// Skipped after the later flow's first packet in the shared run.
+const SHARED_WARMUP_MS: f64 = 1000.0;
 
-/// A child process killed on drop.
-struct Proc(Child);
+/// A child process (under `timeout`) stopped with SIGTERM, then SIGKILL,
+/// on drop.
+struct Proc {
+    child: Child,
+}
 
 impl Drop for Proc {
     fn drop(&mut self) {
-        // SIGTERM first so the emulator prints its report.
-        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
-        let deadline = Instant::now() + Duration::from_secs(2);
+        // SIGTERM first: `timeout` passes it on and the emulator prints
+        // its report.
+        let _ = Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(3);
         while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.0.try_wait() {
+            if let Ok(Some(_)) = self.child.try_wait() {
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
-/// Starts `cmd` and returns it with the first stdout line(s) it prints.
-fn spawn_reading(
+/// `program` under coreutils `timeout`: killed after `secs` even if the
+/// xtask itself dies. `--foreground` keeps it in our process group, so a
+/// Ctrl-C reaches it too.
+fn bounded(program: impl AsRef<std::ffi::OsStr>, secs: u64) -> Command {
+    let mut c = Command::new("timeout");
+    c.args(["--foreground", "-k", "5", &secs.to_string()])
+        .arg(program);
+    c
+}
+
+/// Runs `cmd` to the end (it is bounded); (success, stdout, stderr).
+fn output(mut cmd: Command) -> Result<(bool, String, String), String> {
+    let shown = format!("{cmd:?}");
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let mut err = String::from_utf8_lossy(&out.stderr).to_string();
+    if out.status.code() == Some(124) {
+        err.push_str("\n(timed out)");
+    }
+    Ok((out.status.success(), text, err))
+}
+
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
+/// Starts `cmd` with stdout to `out` and stderr to `err`, and waits
+/// (at most 15 s) until it has printed `lines` lines.
+fn spawn_ready(
     mut cmd: Command,
     lines: usize,
-) -> Result<(Proc, Vec<String>, BufReader<std::process::ChildStdout>), String> {
+    out: &Path,
+    err: &Path,
+) -> Result<(Proc, Vec<String>), String> {
     let shown = format!("{cmd:?}");
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+    let create = |p: &Path| std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()));
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(create(out)?)
+        .stderr(create(err)?)
         .spawn()
         .map_err(|e| format!("cannot start {shown}: {e}"))?;
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let proc = Proc(child);
-    let mut got = Vec::new();
-    for _ in 0..lines {
-        let mut line = String::new();
-        out.read_line(&mut line).map_err(|e| e.to_string())?;
-        if line.is_empty() {
-            return Err(format!("{shown} exited before it was ready"));
+    let mut proc = Proc { child };
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let text = std::fs::read_to_string(out).unwrap_or_default();
+        let got: Vec<String> = text
+            .split_inclusive('\n')
+            .filter(|l| l.ends_with('\n'))
+            .map(|l| l.trim().to_string())
+            .collect();
+        if got.len() >= lines {
+            return Ok((proc, got[..lines].to_vec()));
         }
-        got.push(line.trim().to_string());
+        let why = if let Ok(Some(status)) = proc.child.try_wait() {
+            format!("exited ({status})")
+        } else if Instant::now() > deadline {
+            "printed nothing for 15 s".to_string()
+        } else {
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        let text = std::fs::read_to_string(err).unwrap_or_default();
+        return Err(format!(
+            "{shown} {why} before it was ready: {}",
+            last_lines(&text, 3)
+        ));
     }
-    Ok((proc, got, out))
 }
 
 fn port_of(line: &str, word: usize) -> Result<u16, String> {
@@ -94,202 +177,828 @@ fn port_of(line: &str, word: usize) -> Result<u16, String> {
         .ok_or_else(|| format!("no port in `{line}`"))
 }
 
-fn start_server(bin: &Path, root: &Path, cc: &str) -> Result<(Proc, u16), String> {
-    let mut c = Command::new(bin.join("examples/h3-server"));
-    c.current_dir(root)
-        .args(["--listen", "127.0.0.1:0", "--root", ".", "--cc", cc]);
-    if cc.contains("compat") {
-        // Reno-compatible alpha/beta come from the bottleneck buffer.
-        // One Vegas flow; one loss-based competitor (the shared run's CUBIC).
-        for p in [
-            format!("buffer_pkts={BUFFER_PKTS}"),
-            "reno_flows=1".into(),
-            "vegas_flows=1".into(),
-            "approach=1".into(),
-        ] {
-            c.args(["--cc-param", &p]);
+fn free_udp_port() -> Result<u16, String> {
+    let s = std::net::UdpSocket::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    Ok(s.local_addr().map_err(|e| e.to_string())?.port())
+}
+
+/// The body of `/bytes/N`: byte i = i mod 251.
+fn pattern(n: u64) -> Vec<u8> {
+    (0..n).map(|i| (i % 251) as u8).collect()
+}
+
+/// The programs of the peers that could be had, or why not.
+struct Tools {
+    python: Result<PathBuf, String>,
+    quic_go: Result<PathBuf, String>,
+    /// (client, server)
+    ngtcp2: Result<(PathBuf, PathBuf), String>,
+}
+
+impl Tools {
+    fn missing(&self, peer: &str) -> Option<String> {
+        match peer {
+            "aioquic" => self.python.as_ref().err().cloned(),
+            "quic-go" => self.quic_go.as_ref().err().cloned(),
+            "ngtcp2" => self.ngtcp2.as_ref().err().cloned(),
+            _ => None,
         }
     }
-    let (p, lines, _) = spawn_reading(c, 1)?;
-    Ok((p, port_of(&lines[0], 2)?))
 }
 
-fn start_emulator(
-    bin: &Path,
-    servers: &[u16],
-    log: &Path,
-) -> Result<(Proc, Vec<u16>, BufReader<std::process::ChildStdout>), String> {
-    let mut c = Command::new(bin.join("vegas-link-emu"));
-    for s in servers {
-        c.args(["--route", &format!("127.0.0.1:0=127.0.0.1:{s}")]);
+fn setup_aioquic(out: &Path) -> Result<PathBuf, String> {
+    let venv = out.join("venv");
+    let python = venv.join("bin/python");
+    let check = || {
+        Command::new(&python)
+            .args([
+                "-c",
+                &format!(
+                    "import sys, aioquic; sys.exit(aioquic.__version__ != '{AIOQUIC_VERSION}')"
+                ),
+            ])
+            .stderr(Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    };
+    if check() {
+        return Ok(python);
     }
-    c.args(LINK).arg("--queue-log").arg(log);
-    let (p, lines, rest) = spawn_reading(c, servers.len())?;
-    let ports = lines
-        .iter()
-        .map(|l| port_of(l, 1))
-        .collect::<Result<_, _>>()?;
-    Ok((p, ports, rest))
-}
-
-fn client(bin: &Path, root: &Path, port: u16, bytes: u64) -> Command {
-    let mut c = Command::new(bin.join("examples/h3-client"));
-    c.current_dir(root)
-        .args([
-            "--quiet",
-            "--timeout-s",
-            "120",
-            "--ca",
-            "examples/certs/ca.pem",
-        ])
-        .arg(format!("https://localhost:{port}/bytes/{bytes}"));
-    c
-}
-
-/// Runs a client to the end; (ok, goodput Mbit/s, its stdout).
-fn fetch(mut c: Command, bytes: u64) -> (bool, f64, String) {
-    match c.output() {
-        Ok(out) => {
-            let text = String::from_utf8_lossy(&out.stdout).to_string();
-            let ok = out.status.success() && text.contains(&format!("-> 200, {bytes} bytes"));
-            let goodput = text
-                .split("goodput ")
-                .nth(1)
-                .and_then(|s| s.split_whitespace().next())
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(0.0);
-            (ok, goodput, text + &String::from_utf8_lossy(&out.stderr))
+    eprintln!(
+        "interop: installing aioquic {AIOQUIC_VERSION} into {}",
+        venv.display()
+    );
+    if !python.exists() {
+        let mut c = bounded("python3", 120);
+        c.args(["-m", "venv"]).arg(&venv);
+        let (ok, _, err) = output(c)?;
+        if !ok {
+            return Err(format!("python3 -m venv failed: {}", last_lines(&err, 3)));
         }
-        Err(e) => (false, 0.0, e.to_string()),
+    }
+    let mut c = bounded(&python, 600);
+    c.args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        &format!("aioquic=={AIOQUIC_VERSION}"),
+    ]);
+    let (ok, _, err) = output(c)?;
+    if !ok || !check() {
+        return Err(format!(
+            "pip install aioquic=={AIOQUIC_VERSION} failed: {}",
+            last_lines(&err, 3)
+        ));
+    }
+    Ok(python)
+}
+
+fn find_program(name: &str, extra_dirs: &[&str]) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    dirs.extend(extra_dirs.iter().map(PathBuf::from));
+    dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+fn setup_quic_go(root: &Path, out: &Path) -> Result<PathBuf, String> {
+    let go = find_program("go", &["/usr/local/go/bin", "/usr/lib/go/bin"])
+        .ok_or("`go` not found (Go 1.24 or newer is needed to build interop/peers/quic-go)")?;
+    let bin = out.join("bin/quic-go-peer");
+    let mut c = bounded(go, 600);
+    c.current_dir(root.join("interop/peers/quic-go"))
+        .args(["build", "-o"])
+        .arg(&bin)
+        .arg(".");
+    let (ok, _, err) = output(c)?;
+    if !ok {
+        return Err(format!(
+            "go build of interop/peers/quic-go failed: {}",
+            last_lines(&err, 4)
+        ));
+    }
+    Ok(bin)
+}
+
+fn setup_ngtcp2() -> Result<(PathBuf, PathBuf), String> {
+    let find = || {
+        Some((
+            find_program("gtlsclient", &["/usr/bin"])?,
+            find_program("gtlsserver", &["/usr/sbin", "/usr/bin"])?,
+        ))
+    };
+    if let Some(found) = find() {
+        return Ok(found);
+    }
+    let apt = find_program("apt-get", &["/usr/bin"])
+        .ok_or("ngtcp2's gtlsclient/gtlsserver are not installed and there is no apt-get")?;
+    eprintln!("interop: installing ngtcp2-client ngtcp2-server with apt-get");
+    let install = || {
+        let mut c = bounded(&apt, 600);
+        c.env("DEBIAN_FRONTEND", "noninteractive").args([
+            "install",
+            "-y",
+            "-q",
+            "ngtcp2-client",
+            "ngtcp2-server",
+        ]);
+        output(c)
+    };
+    let (mut ok, _, mut err) = install()?;
+    if !ok {
+        // The package lists may be missing or old.
+        let mut c = bounded(&apt, 300);
+        c.args(["update", "-q"]);
+        let _ = output(c)?;
+        (ok, _, err) = install()?;
+    }
+    match find() {
+        Some(found) if ok => Ok(found),
+        _ => Err(format!(
+            "apt-get install ngtcp2-client ngtcp2-server failed: {}",
+            last_lines(&err, 3)
+        )),
     }
 }
 
-pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
-    let mut algorithms: Vec<String> = VEGAS_FAMILY.iter().map(|s| s.to_string()).collect();
-    let mut bytes: u64 = 2_000_000;
+/// Paths and settings every run needs.
+struct Ctx {
+    root: PathBuf,
+    bin: PathBuf,
+    out: PathBuf,
+    tools: Tools,
+}
+
+impl Ctx {
+    fn ca(&self) -> PathBuf {
+        self.root.join("examples/certs/ca.pem")
+    }
+    fn chain(&self) -> PathBuf {
+        self.root.join("examples/certs/chain.pem")
+    }
+    fn key(&self) -> PathBuf {
+        self.root.join("examples/certs/key.pem")
+    }
+    fn www(&self) -> PathBuf {
+        self.out.join("www")
+    }
+    fn log(&self, run: &str, what: &str) -> PathBuf {
+        self.out.join("logs").join(format!("{run}-{what}.log"))
+    }
+
+    /// A server of `peer` with congestion controller `cc`, listening on a
+    /// loopback port (returned).
+    fn start_server(&self, peer: &str, cc: &str, run: &str) -> Result<(Proc, u16), String> {
+        let log = self.log(run, "server");
+        let www = self.www();
+        let line_server = |mut c: Command| -> Result<(Proc, u16), String> {
+            c.current_dir(&self.root);
+            let (p, lines) = spawn_ready(c, 1, &self.log(run, "server-out"), &log)?;
+            Ok((p, port_of(&lines[0], 2)?))
+        };
+        match peer {
+            "quiche-vegas" => {
+                let mut c = bounded(self.bin.join("examples/h3-server"), SERVER_LIMIT_S);
+                c.args(["--listen", "127.0.0.1:0", "--cc", cc])
+                    .arg("--root")
+                    .arg(&www);
+                if cc.contains("compat") {
+                    // Reno-compatible alpha/beta come from the bottleneck
+                    // buffer: one Vegas flow, one loss-based competitor.
+                    for p in [
+                        format!("buffer_pkts={BUFFER_PKTS}"),
+                        "reno_flows=1".into(),
+                        "vegas_flows=1".into(),
+                        "approach=1".into(),
+                    ] {
+                        c.args(["--cc-param", &p]);
+                    }
+                }
+                line_server(c)
+            }
+            "aioquic" => {
+                let python = self.tools.python.as_ref()?;
+                let mut c = bounded(python, SERVER_LIMIT_S);
+                c.arg(self.root.join("interop/peers/aioquic/peer.py"))
+                    .args(["server", "--listen", "127.0.0.1:0", "--cc", cc])
+                    .args(["--max-seconds", &SERVER_LIMIT_S.to_string()])
+                    .arg("--cert")
+                    .arg(self.chain())
+                    .arg("--key")
+                    .arg(self.key())
+                    .arg("--root")
+                    .arg(&www);
+                line_server(c)
+            }
+            "quic-go" => {
+                let prog = self.tools.quic_go.as_ref()?;
+                let mut c = bounded(prog, SERVER_LIMIT_S);
+                c.args(["server", "--listen", "127.0.0.1:0"])
+                    .args(["--max-seconds", &SERVER_LIMIT_S.to_string()])
+                    .arg("--cert")
+                    .arg(self.chain())
+                    .arg("--key")
+                    .arg(self.key())
+                    .arg("--root")
+                    .arg(&www);
+                line_server(c)
+            }
+            "ngtcp2" => {
+                let (_, server) = self.tools.ngtcp2.as_ref()?;
+                // It prints nothing when ready: pick a free port, give it
+                // a moment, check it is still there.
+                let port = free_udp_port()?;
+                let mut c = bounded(server, SERVER_LIMIT_S);
+                c.args(["-q", &format!("--cc={cc}"), "-d"])
+                    .arg(&www)
+                    .args(["127.0.0.1", &port.to_string()])
+                    .arg(self.key())
+                    .arg(self.chain());
+                let err = std::fs::File::create(&log).map_err(|e| e.to_string())?;
+                let child = c
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(err)
+                    .spawn()
+                    .map_err(|e| format!("cannot start {}: {e}", server.display()))?;
+                let mut p = Proc { child };
+                std::thread::sleep(Duration::from_millis(300));
+                if let Ok(Some(status)) = p.child.try_wait() {
+                    let text = std::fs::read_to_string(&log).unwrap_or_default();
+                    return Err(format!(
+                        "gtlsserver exited at once ({status}): {}",
+                        last_lines(&text, 3)
+                    ));
+                }
+                Ok((p, port))
+            }
+            other => Err(format!("unknown peer `{other}`")),
+        }
+    }
+
+    /// Fetches `/bytes/N` through `port` with `peer`'s client; checks the
+    /// status and every byte. (pass, goodput text, why it failed)
+    fn fetch(&self, peer: &str, port: u16, bytes: u64, run: &str) -> (bool, String, String) {
+        match self.try_fetch(peer, port, bytes, run) {
+            Ok(g) => (true, g, String::new()),
+            Err(e) => (false, "-".into(), e),
+        }
+    }
+
+    fn try_fetch(&self, peer: &str, port: u16, bytes: u64, run: &str) -> Result<String, String> {
+        let url = format!("https://localhost:{port}/bytes/{bytes}");
+        let dir = self.out.join("dl").join(run);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let file = dir.join(bytes.to_string());
+        let limit = CLIENT_LIMIT_S;
+        let c = match peer {
+            "quiche-vegas" => {
+                let mut c = bounded(self.bin.join("examples/h3-client"), limit);
+                c.args(["--quiet", "--timeout-s", "120", "--ca"])
+                    .arg(self.ca())
+                    .arg("--output-dir")
+                    .arg(&dir)
+                    .arg(&url);
+                c
+            }
+            "aioquic" => {
+                let mut c = bounded(self.tools.python.as_ref()?, limit);
+                c.arg(self.root.join("interop/peers/aioquic/peer.py"))
+                    .args(["client", "--timeout-s", "120", "--ca"])
+                    .arg(self.ca())
+                    .arg("--out")
+                    .arg(&file)
+                    .arg(&url);
+                c
+            }
+            "quic-go" => {
+                let mut c = bounded(self.tools.quic_go.as_ref()?, limit);
+                c.args(["client", "--timeout-s", "120", "--ca"])
+                    .arg(self.ca())
+                    .arg("--out")
+                    .arg(&file)
+                    .arg(&url);
+                c
+            }
+            "ngtcp2" => {
+                let (client, _) = self.tools.ngtcp2.as_ref()?;
+                let mut c = bounded(client, limit);
+                c.args([
+                    "--no-quic-dump",
+                    "--no-http-dump",
+                    "--exit-on-all-streams-close",
+                    "--timeout=30s",
+                    "--download",
+                ])
+                .arg(&dir)
+                .args(["127.0.0.1", &port.to_string(), &url]);
+                c
+            }
+            other => return Err(format!("unknown peer `{other}`")),
+        };
+        let started = Instant::now();
+        let (ok, text, err) = output(c)?;
+        let secs = started.elapsed().as_secs_f64();
+        let _ = std::fs::write(self.log(run, "client"), format!("{text}\n{err}"));
+        let status_ok = match peer {
+            // Its debug log (stderr) has the response headers.
+            "ngtcp2" => err.contains("[:status: 200]"),
+            _ => text.contains(&format!("-> 200, {bytes} bytes")),
+        };
+        if !ok || !status_ok {
+            return Err(format!(
+                "client failed (exit ok: {ok}, status 200 seen: {status_ok}): {}",
+                last_lines(&format!("{text}\n{err}"), 3)
+            ));
+        }
+        let body = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        if body != pattern(bytes) {
+            return Err(format!(
+                "body differs: {} bytes, first difference at {:?}",
+                body.len(),
+                body.iter().zip(pattern(bytes)).position(|(a, b)| *a != b)
+            ));
+        }
+        let goodput = text
+            .split("goodput ")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|s| s.parse::<f64>().ok());
+        Ok(match goodput {
+            Some(g) => format!("{g:.2}"),
+            // gtlsclient prints no timing: process wall time.
+            None => format!("{:.2} (wall)", bytes as f64 * 8.0 / secs / 1e6),
+        })
+    }
+
+    /// The emulator with one route per server port; (process, listen
+    /// ports).
+    fn start_emulator(&self, servers: &[u16], run: &str) -> Result<(Proc, Vec<u16>), String> {
+        let mut c = bounded(self.bin.join("vegas-link-emu"), SERVER_LIMIT_S);
+        for s in servers {
+            c.args(["--route", &format!("127.0.0.1:0=127.0.0.1:{s}")]);
+        }
+        c.args(LINK)
+            .arg("--queue-log")
+            .arg(self.out.join(format!("queue-{run}.log")));
+        let (p, lines) = spawn_ready(
+            c,
+            servers.len(),
+            &self.log(run, "report"),
+            &self.log(run, "emulator"),
+        )?;
+        let ports = lines
+            .iter()
+            .map(|l| port_of(l, 1))
+            .collect::<Result<_, _>>()?;
+        Ok((p, ports))
+    }
+
+    /// One server, the emulator, one client. (pass, goodput, error)
+    fn one_run(
+        &self,
+        server: (&str, &str),
+        client: &str,
+        bytes: u64,
+        run: &str,
+    ) -> (bool, String, String) {
+        let started = self
+            .start_server(server.0, server.1, run)
+            .and_then(|(s, port)| {
+                let (e, ports) = self.start_emulator(&[port], run)?;
+                Ok((s, e, ports[0]))
+            });
+        match started {
+            Ok((_server, _emu, port)) => self.fetch(client, port, bytes, run),
+            Err(e) => (false, "-".into(), e),
+        }
+    }
+}
+
+/// Congestion controllers each peer's server is run with.
+fn server_ccs(peer: &str) -> &'static [&'static str] {
+    match peer {
+        "aioquic" => &["reno", "cubic"],
+        "quic-go" => &["default"],
+        "ngtcp2" => &["cubic", "reno"],
+        _ => &[],
+    }
+}
+
+struct Row {
+    peer: String,
+    direction: &'static str,
+    algorithm: String,
+    result: String,
+    goodput: String,
+}
+
+struct Options {
+    algorithms: Vec<String>,
+    peers: Vec<String>,
+    bytes: u64,
+    shared_bytes: u64,
+    shared: Vec<(String, String)>,
+}
+
+fn parse_options(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        algorithms: VEGAS_FAMILY.iter().map(|s| s.to_string()).collect(),
+        peers: PEERS.iter().map(|s| s.to_string()).collect(),
+        bytes: 2_000_000,
+        shared_bytes: 10_000_000,
+        shared: vec![
+            ("vegas".into(), "cubic".into()),
+            ("vegas-compat".into(), "reno".into()),
+        ],
+    };
+    let list = |v: Option<&String>, what: &str| -> Result<Vec<String>, String> {
+        Ok(v.ok_or(format!("{what} needs a comma-separated list"))?
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect())
+    };
+    let mbytes = |v: Option<&String>, what: &str| -> Result<u64, String> {
+        v.and_then(|v| v.parse::<f64>().ok())
+            .filter(|v| *v > 0.0 && *v <= 1000.0)
+            .map(|v| (v * 1e6) as u64)
+            .ok_or(format!("{what} needs a number of megabytes in (0, 1000]"))
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--algorithms" => {
-                algorithms = it
-                    .next()
-                    .ok_or("--algorithms needs a list")?
-                    .split(',')
-                    .map(str::to_string)
-                    .collect()
+            "--algorithms" => o.algorithms = list(it.next(), a)?,
+            "--peers" => o.peers = list(it.next(), a)?,
+            "--mbytes" => o.bytes = mbytes(it.next(), a)?,
+            "--shared-mbytes" => o.shared_bytes = mbytes(it.next(), a)?,
+            "--shared" => {
+                o.shared = list(it.next(), a)?
+                    .iter()
+                    .map(|p| {
+                        p.split_once(':')
+                            .map(|(v, c)| (v.to_string(), c.to_string()))
+                            .filter(|(_, c)| c == "cubic" || c == "reno")
+                            .ok_or(format!(
+                                "--shared: `{p}`: want VEGAS_ALGORITHM:cubic|reno, e.g. vegas:cubic"
+                            ))
+                    })
+                    .collect::<Result<_, _>>()?
             }
-            "--mbytes" => {
-                let v: f64 = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .ok_or("--mbytes needs a number")?;
-                bytes = (v * 1e6) as u64;
+            "--quick" => {
+                o.algorithms = QUICK_ALGORITHMS.iter().map(|s| s.to_string()).collect();
+                o.bytes = 1_000_000;
+                o.shared_bytes = 6_000_000;
+                o.shared.truncate(1);
             }
             other => return Err(format!("interop: unknown option `{other}`")),
         }
     }
-    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    build.current_dir(root).args([
-        "build",
-        "--release",
-        "--quiet",
-        "--example",
-        "h3-server",
-        "--example",
-        "h3-client",
-        "-p",
-        "quiche-vegas",
-    ]);
-    crate::run(build)?;
-    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    build
-        .current_dir(root)
-        .args(["build", "--release", "--quiet", "-p", "vegas-interop"]);
-    crate::run(build)?;
-    if !root.join("examples/certs/cert.pem").is_file() {
-        crate::certs::write(&root.join("examples/certs"))?;
-    }
-    let bin = root.join("target/release");
-    let out_dir = root.join("target/interop");
-    std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
-
-    // peer, direction, algorithm, result, goodput
-    let mut rows: Vec<(String, String, String, String, String)> = Vec::new();
-    let mut failures = 0;
-    for alg in &algorithms {
-        let (_server, port) = start_server(&bin, root, alg)?;
-        let log = out_dir.join(format!("queue-{alg}.log"));
-        let (_emu, ports, _) = start_emulator(&bin, &[port], &log)?;
-        let (ok, goodput, text) = fetch(client(&bin, root, ports[0], bytes), bytes);
-        if !ok {
-            failures += 1;
-            eprintln!("interop: quiche-vegas server {alg} failed:\n{text}");
-        }
-        rows.push((
-            "quiche-vegas".into(),
-            "our server -> our client".into(),
-            alg.clone(),
-            if ok { "pass" } else { "FAIL" }.into(),
-            format!("{goodput:.2}"),
-        ));
-    }
-    for peer in OTHER_PEERS {
-        for dir in ["our server -> peer client", "peer server -> our client"] {
-            rows.push((
-                peer.into(),
-                dir.into(),
-                "-".into(),
-                "not run".into(),
-                "driver not written".into(),
+    for p in &o.peers {
+        if !PEERS.contains(&p.as_str()) {
+            return Err(format!(
+                "--peers: unknown peer `{p}`; known: {}",
+                PEERS.join(",")
             ));
         }
     }
+    for a in o.algorithms.iter().chain(o.shared.iter().map(|(v, _)| v)) {
+        if !VEGAS_FAMILY.contains(&a.as_str()) {
+            return Err(format!(
+                "`{a}` is not a Vegas-family algorithm; known: {}",
+                VEGAS_FAMILY.join(",")
+            ));
+        }
+    }
+    Ok(o)
+}
 
-    println!("\ninterop matrix ({bytes} bytes over 10 Mbit/s, 20 ms each way, 50-packet buffer):");
-    println!(
-        "{:<14} {:<28} {:<24} {:<8} goodput Mbit/s",
-        "peer", "direction", "algorithm", "result"
-    );
-    for (p, d, a, r, g) in &rows {
-        println!("{p:<14} {d:<28} {a:<24} {r:<8} {g}");
+pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
+    let o = parse_options(args)?;
+    for (what, extra) in [
+        (
+            vec!["--example", "h3-server", "--example", "h3-client"],
+            "quiche-vegas",
+        ),
+        (vec![], "vegas-interop"),
+    ] {
+        let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        build
+            .current_dir(root)
+            .args(["build", "--release", "--quiet", "-p", extra])
+            .args(what);
+        crate::run(build)?;
+    }
+    if !root.join("examples/certs/chain.pem").is_file() {
+        crate::certs::write(&root.join("examples/certs"))?;
+    }
+    let out = root.join("target/interop");
+    for d in ["logs", "dl", "www/bytes", "bin"] {
+        std::fs::create_dir_all(out.join(d)).map_err(|e| e.to_string())?;
+    }
+    for n in [o.bytes, o.shared_bytes] {
+        let f = out.join(format!("www/bytes/{n}"));
+        if std::fs::metadata(&f).ok().map(|m| m.len()) != Some(n) {
+            std::fs::write(&f, pattern(n)).map_err(|e| e.to_string())?;
+        }
+    }
+    let wants = |p: &str| o.peers.iter().any(|x| x == p);
+    fn not_wanted<T>() -> Result<T, String> {
+        Err("not selected (--peers)".to_string())
+    }
+    let tools = Tools {
+        python: if wants("aioquic") {
+            setup_aioquic(&out)
+        } else {
+            not_wanted()
+        },
+        quic_go: if wants("quic-go") {
+            setup_quic_go(root, &out)
+        } else {
+            not_wanted()
+        },
+        ngtcp2: if wants("ngtcp2") || !o.shared.is_empty() {
+            setup_ngtcp2()
+        } else {
+            not_wanted()
+        },
+    };
+    let ctx = Ctx {
+        root: root.to_path_buf(),
+        bin: root.join("target/release"),
+        out: out.clone(),
+        tools,
+    };
+
+    let mut rows: Vec<Row> = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    for peer in &o.peers {
+        if let Some(why) = ctx.tools.missing(peer) {
+            eprintln!("interop: {peer} cannot be had: {why}");
+            problems.push(format!("{peer}: {why}"));
+            for direction in ["our server -> peer client", "peer server -> our client"] {
+                rows.push(Row {
+                    peer: peer.clone(),
+                    direction,
+                    algorithm: "-".into(),
+                    result: "n/a".into(),
+                    goodput: "(see above)".into(),
+                });
+            }
+            continue;
+        }
+        for alg in &o.algorithms {
+            let run = format!("{peer}-client-{alg}");
+            let (ok, goodput, why) = ctx.one_run(("quiche-vegas", alg), peer, o.bytes, &run);
+            if !ok {
+                eprintln!("interop: {run}: {why}");
+                problems.push(format!("{run}: {why}"));
+            }
+            rows.push(Row {
+                peer: peer.clone(),
+                direction: if peer == "quiche-vegas" {
+                    "our server -> our client"
+                } else {
+                    "our server -> peer client"
+                },
+                algorithm: alg.clone(),
+                result: if ok { "pass" } else { "FAIL" }.into(),
+                goodput,
+            });
+        }
+        for cc in server_ccs(peer) {
+            let run = format!("{peer}-server-{cc}");
+            let (ok, goodput, why) = ctx.one_run((peer, cc), "quiche-vegas", o.bytes, &run);
+            if !ok {
+                eprintln!("interop: {run}: {why}");
+                problems.push(format!("{run}: {why}"));
+            }
+            rows.push(Row {
+                peer: peer.clone(),
+                direction: "peer server -> our client",
+                algorithm: format!("{peer} {cc}"),
+                result: if ok { "pass" } else { "FAIL" }.into(),
+                goodput,
+            });
+        }
     }
 
-    // Shared bottleneck: a Vegas flow and a CUBIC flow through one down link.
-    let vegas = algorithms
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "vegas".into());
-    let (_s1, p1) = start_server(&bin, root, &vegas)?;
-    let (_s2, p2) = start_server(&bin, root, "cubic")?;
-    let log = out_dir.join("queue-shared.log");
-    let (emu, ports, mut emu_out) = start_emulator(&bin, &[p1, p2], &log)?;
-    let shared_bytes = bytes * 3;
-    let t1 = std::thread::spawn({
-        let c = client(&bin, root, ports[0], shared_bytes);
-        move || fetch(c, shared_bytes)
-    });
-    let t2 = std::thread::spawn({
-        let c = client(&bin, root, ports[1], shared_bytes);
-        move || fetch(c, shared_bytes)
-    });
-    let (ok1, g1, _) = t1.join().map_err(|_| "client thread")?;
-    let (ok2, g2, _) = t2.join().map_err(|_| "client thread")?;
-    drop(emu); // SIGTERM: the emulator prints its report
-    let mut report = String::new();
-    let _ = std::io::Read::read_to_string(&mut emu_out, &mut report);
-    println!("\nshared bottleneck: {vegas} (route 0) vs cubic (route 1), {shared_bytes} bytes each, started together");
     println!(
-        "client goodput: {vegas} {g1:.2} Mbit/s ({}), cubic {g2:.2} Mbit/s ({})",
-        if ok1 { "ok" } else { "FAIL" },
-        if ok2 { "ok" } else { "FAIL" }
+        "\ninterop matrix ({} bytes of /bytes/N over 10 Mbit/s, 20 ms each way, {BUFFER_PKTS}-packet buffer; \
+         body and status verified):",
+        o.bytes
     );
-    print!("emulator report:\n{report}");
-    println!("queue log: {}", log.display());
-    if !(ok1 && ok2) {
-        failures += 1;
+    println!(
+        "{:<13} {:<26} {:<22} {:<6} goodput Mbit/s",
+        "peer", "direction", "algorithm (sender)", "result"
+    );
+    for r in &rows {
+        println!(
+            "{:<13} {:<26} {:<22} {:<6} {}",
+            r.peer, r.direction, r.algorithm, r.result, r.goodput
+        );
     }
-    if failures > 0 {
-        return Err(format!("interop: {failures} run(s) failed"));
+    println!("(wall): gtlsclient prints no timing; process start to exit, handshake included");
+    println!("logs: {}", out.join("logs").display());
+
+    for (vegas, cc) in &o.shared {
+        if let Err(e) = shared_run(&ctx, vegas, cc, o.shared_bytes) {
+            eprintln!("interop: shared bottleneck {vegas} vs {cc}: {e}");
+            problems.push(format!("shared {vegas} vs {cc}: {e}"));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(format!(
+            "interop: {} problem(s):\n  {}",
+            problems.len(),
+            problems.join("\n  ")
+        ));
     }
     Ok(())
+}
+
+/// One line of the queue log.
+struct Event {
+    t_ms: f64,
+    kind: char,
+    bytes: u64,
+    queue: u64,
+    flow: usize,
+}
+
+fn read_queue_log(path: &Path) -> Result<Vec<Event>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            Some(Event {
+                t_ms: f.first()?.parse().ok()?,
+                kind: f.get(1)?.chars().next()?,
+                bytes: f.get(2)?.parse().ok()?,
+                queue: f.get(3)?.parse().ok()?,
+                flow: f.get(4)?.parse().ok()?,
+            })
+        })
+        .collect())
+}
+
+/// A Vegas-family flow against a loss-based one through one down link.
+fn shared_run(ctx: &Ctx, vegas: &str, cc: &str, bytes: u64) -> Result<(), String> {
+    let run = format!("shared-{vegas}-{cc}");
+    let (other_peer, other_name) = match &ctx.tools.ngtcp2 {
+        Ok(_) => ("ngtcp2", format!("ngtcp2 {cc}")),
+        Err(e) => {
+            eprintln!("interop: ngtcp2 cannot be had ({e}); quiche's {cc} competes instead");
+            ("quiche-vegas", format!("quiche {cc}"))
+        }
+    };
+    let (_s1, p1) = ctx.start_server("quiche-vegas", vegas, &format!("{run}-vegas"))?;
+    let (_s2, p2) = ctx.start_server(other_peer, cc, &format!("{run}-other"))?;
+    let (emu, ports) = ctx.start_emulator(&[p1, p2], &run)?;
+    let fetches: Vec<_> = ports
+        .iter()
+        .enumerate()
+        .map(|(i, &port)| {
+            let (ca, bin) = (ctx.ca(), ctx.bin.clone());
+            let log = ctx.log(&run, &format!("client{i}"));
+            std::thread::spawn(move || {
+                let mut c = bounded(bin.join("examples/h3-client"), CLIENT_LIMIT_S);
+                c.args(["--quiet", "--timeout-s", "120", "--ca"])
+                    .arg(ca)
+                    .arg(format!("https://localhost:{port}/bytes/{bytes}"));
+                let r = output(c);
+                if let Ok((_, t, e)) = &r {
+                    let _ = std::fs::write(log, format!("{t}\n{e}"));
+                }
+                r
+            })
+        })
+        .collect();
+    let mut client_ok = Vec::new();
+    for f in fetches {
+        let (ok, text, err) = f.join().map_err(|_| "client thread panicked")??;
+        let good = ok && text.contains(&format!("-> 200, {bytes} bytes"));
+        if !good {
+            eprintln!(
+                "interop: {run}: client failed: {}",
+                last_lines(&format!("{text}\n{err}"), 3)
+            );
+        }
+        client_ok.push(good);
+    }
+    drop(emu); // SIGTERM: the emulator flushes its queue log and reports
+    let events = read_queue_log(&ctx.out.join(format!("queue-{run}.log")))?;
+    // Flows are numbered in order of their first packet; the report says
+    // which route (0: ours, 1: the competitor) each one took.
+    let flow_route = flow_routes(ctx, &run);
+    let mut first: HashMap<usize, f64> = HashMap::new();
+    let mut last: HashMap<usize, f64> = HashMap::new();
+    for e in events.iter().filter(|e| e.kind == '-') {
+        first.entry(e.flow).or_insert(e.t_ms);
+        last.insert(e.flow, e.t_ms);
+    }
+    if first.len() < 2 {
+        return Err(format!("only {} flow(s) in the queue log", first.len()));
+    }
+    let start = first.values().cloned().fold(f64::MIN, f64::max) + SHARED_WARMUP_MS;
+    let end = last.values().cloned().fold(f64::MAX, f64::min);
+    if end <= start {
+        return Err(format!(
+            "the flows overlapped for less than the {SHARED_WARMUP_MS} ms warm-up"
+        ));
+    }
+    let mut flow_bytes: HashMap<usize, u64> = HashMap::new();
+    let mut drops: HashMap<usize, u64> = HashMap::new();
+    let (mut area, mut max_q, mut prev_t, mut prev_q) = (0.0, 0, start, None);
+    for e in &events {
+        if e.t_ms < start {
+            prev_q = Some(e.queue);
+            continue;
+        }
+        if e.t_ms >= end {
+            break;
+        }
+        if let Some(q) = prev_q {
+            area += q as f64 * (e.t_ms - prev_t);
+        }
+        prev_t = e.t_ms;
+        prev_q = Some(e.queue);
+        max_q = max_q.max(e.queue);
+        match e.kind {
+            '-' => *flow_bytes.entry(e.flow).or_default() += e.bytes,
+            'd' => *drops.entry(e.flow).or_default() += 1,
+            _ => {}
+        }
+    }
+    if let Some(q) = prev_q {
+        area += q as f64 * (end - prev_t);
+    }
+    let window_s = (end - start) / 1e3;
+    let total: u64 = flow_bytes.values().sum();
+    println!(
+        "\nshared bottleneck: our {vegas} vs {other_name}, one 10 Mbit/s down link, \
+         {BUFFER_PKTS}-packet buffer, 20 ms each way; {bytes} bytes each, started together"
+    );
+    println!(
+        "common window: {:.2} s to {:.2} s ({window_s:.2} s: both sending, first {:.0} ms skipped, \
+         until the first flow ended)",
+        start / 1e3,
+        end / 1e3,
+        SHARED_WARMUP_MS
+    );
+    let mut flows: Vec<usize> = first.keys().cloned().collect();
+    flows.sort_unstable();
+    for f in flows {
+        let name = match flow_route.get(&f) {
+            Some(0) => format!("our {vegas}"),
+            Some(1) => other_name.clone(),
+            _ => format!("flow {f}"),
+        };
+        let b = flow_bytes.get(&f).copied().unwrap_or(0);
+        println!(
+            "  {name:<22} {:>6.2} Mbit/s  share {:>5.1}%  drop-tail drops {}  (whole run: {:.2} s to {:.2} s)",
+            b as f64 * 8.0 / window_s / 1e6,
+            if total > 0 { 100.0 * b as f64 / total as f64 } else { 0.0 },
+            drops.get(&f).copied().unwrap_or(0),
+            first[&f] / 1e3,
+            last[&f] / 1e3
+        );
+    }
+    println!(
+        "  bottleneck queue in the window: mean {:.1} packets, max {max_q} (buffer {BUFFER_PKTS})",
+        area / (end - start)
+    );
+    println!(
+        "  clients: {}; queue log {}",
+        if client_ok.iter().all(|&b| b) {
+            "both complete, 200"
+        } else {
+            "FAILED"
+        },
+        ctx.out.join(format!("queue-{run}.log")).display()
+    );
+    if !client_ok.iter().all(|&b| b) {
+        return Err("a client failed".into());
+    }
+    Ok(())
+}
+
+/// Flow index -> route index, from the emulator report's
+/// `flow I (route R, client ...)` lines (its stdout, in `RUN-report.log`).
+fn flow_routes(ctx: &Ctx, run: &str) -> HashMap<usize, usize> {
+    let text = std::fs::read_to_string(ctx.log(run, "report")).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("flow ")?;
+            let (i, rest) = rest.split_once(" (route ")?;
+            let (r, _) = rest.split_once(',')?;
+            Some((i.parse().ok()?, r.parse().ok()?))
+        })
+        .collect()
 }

@@ -7,8 +7,9 @@
 //! - `test`: every test of the workspace.
 //! - `certs`: test certificates for the HTTP/3 examples and interop peers
 //!   (`examples/certs/`: a CA and a CA:FALSE leaf for localhost, 127.0.0.1).
-//! - `interop`: our HTTP/3 examples against other QUIC stacks, through the
-//!   link emulator (see `interop.rs`).
+//! - `interop`: our HTTP/3 examples against aioquic, quic-go and ngtcp2
+//!   (installed from the package registries, driven by `interop/peers/`),
+//!   through the link emulator (see `interop.rs`).
 //!
 //! The root manifest's `[patch.crates-io]` points at `vendor/quiche`, so every
 //! command that builds the workspace vendors first (a no-op when up to date).
@@ -65,8 +66,12 @@ fn print_help() {
          demo     run the demo scenario once per algorithm and print the table\n  \
          test     run every test of the workspace (vendors first)\n  \
          certs [--out DIR]   write a test CA and a leaf certificate (default examples/certs)\n  \
-         interop [--peers aioquic,quic-go,ngtcp2] [--quick]   our h3 examples against other\n           \
-         QUIC stacks through the link emulator, as a table\n"
+         interop [--peers quiche-vegas,aioquic,quic-go,ngtcp2] [--algorithms a,b] [--mbytes N]\n           \
+         [--shared vegas:cubic,vegas-compat:reno] [--shared-mbytes N] [--quick]\n           \
+         our h3 server (each Vegas-family algorithm) and client against aioquic (PyPI),\n           \
+         quic-go (Go modules) and ngtcp2 (apt) through the link emulator, installed\n           \
+         into target/interop when missing; the matrix, then a Vegas flow against an\n           \
+         ngtcp2 CUBIC/Reno flow on one bottleneck (shares over a common window)\n"
     );
 }
 
