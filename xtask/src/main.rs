@@ -40,6 +40,8 @@ fn main() -> ExitCode {
         "vendor-diff" => vendor_diff(rest),
         "demo" => vendor().and_then(|_| demo(rest)),
         "test" => vendor().and_then(|_| test(rest)),
+        "bench" => vendor().and_then(|_| bench(rest)),
+        "reproduce" => vendor().and_then(|_| reproduce(rest)),
         "certs" => certs::run(&root(), rest),
         "interop" => vendor().and_then(|_| interop::run(&root(), rest)),
         "help" | "--help" | "-h" => {
@@ -65,6 +67,9 @@ fn print_help() {
          vendor-diff DIR   print the patch that turns pristine quiche {QUICHE_VERSION} into DIR\n  \
          demo     run the demo scenario once per algorithm and print the table\n  \
          test     run every test of the workspace (vendors first)\n  \
+         bench    criterion benchmarks (simulator speed)\n  \
+         reproduce [NAME...]   run the papers' built-in scenarios into target/reproduce/NAME\n           \
+         (summary.json, queue logs, qlogs, one trace graph per flow) and print each summary\n  \
          certs [--out DIR]   write a test CA and a leaf certificate (default examples/certs)\n  \
          interop [--peers quiche-vegas,aioquic,quic-go,ngtcp2] [--algorithms a,b] [--mbytes N]\n           \
          [--shared vegas:cubic,vegas-compat:reno] [--shared-mbytes N] [--quick]\n           \
@@ -324,6 +329,52 @@ fn apply_patch(dir: &Path, patch: &Path) -> Result<()> {
             "patch {}: {applied} of {named} files applied:\n{log}",
             patch.display()
         ));
+    }
+    Ok(())
+}
+
+fn bench(args: &[String]) -> Result<()> {
+    let mut c = cargo();
+    c.args(["bench", "--features", "sim"]);
+    c.args(args);
+    run(c)
+}
+
+/// Every built-in scenario that reproduces a paper's experiment (or the
+/// ones named), each into its own folder with its trace graphs.
+fn reproduce(args: &[String]) -> Result<()> {
+    let mut build = cargo();
+    build.args([
+        "build",
+        "--release",
+        "--quiet",
+        "--features",
+        "sim",
+        "--bin",
+        "vegas-lab",
+    ]);
+    run(build)?;
+    let lab = root().join("target/release/vegas-lab");
+    let names: Vec<String> = if args.is_empty() {
+        let out = Command::new(&lab)
+            .arg("list")
+            .output()
+            .map_err(|e| format!("could not run vegas-lab list: {e}"))?;
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .filter(|n| n != "demo")
+            .collect()
+    } else {
+        args.to_vec()
+    };
+    for name in names {
+        let out = root().join("target/reproduce").join(&name);
+        let mut c = Command::new(&lab);
+        c.args(["run", &name, "--set", "qlog=true", "--plot", "--out"])
+            .arg(&out);
+        run(c)?;
+        println!("  -> {}\n", out.display());
     }
     Ok(())
 }
