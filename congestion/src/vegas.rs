@@ -1100,8 +1100,14 @@ impl Vegas {
             && self
                 .last_probe
                 .is_none_or(|t| now.saturating_duration_since(t) >= window / 2);
+        // A drain that found the flow's own queue (after a slow-start
+        // overshoot Vegas decreases for many rounds) is not repeated for a
+        // quarter window.
         let route_check = self.config.route_change_rounds > 0
-            && self.decrease_streak >= self.config.route_change_rounds;
+            && self.decrease_streak >= self.config.route_change_rounds
+            && self
+                .last_probe
+                .is_none_or(|t| now.saturating_duration_since(t) >= window / 4);
         if !periodic && !route_check {
             return false;
         }
