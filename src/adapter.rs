@@ -299,3 +299,19 @@ impl CongestionController for Adapter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    /// quiche's `Connection` is `Send + Sync` (quiche's own `check_sync`
+    /// test); a connection carrying our controller must stay so.
+    #[test]
+    fn connections_with_our_controllers_stay_send_and_sync() {
+        assert_send_sync::<Adapter>();
+        assert_send_sync::<VegasCcFactory>();
+        assert_send_sync::<quiche::Connection>();
+    }
+}

@@ -142,7 +142,7 @@ impl Phase {
 }
 
 /// The interface every controller implements.
-pub trait Controller: Debug + Send {
+pub trait Controller: Debug + Send + Sync {
     /// Stable algorithm name (`"vegas"`, `"newreno"`, ...).
     fn name(&self) -> &'static str;
 
