@@ -16,6 +16,7 @@ use vegas_cc::CompatApproach;
 use vegas_cc::GammaApproach;
 use vegas_cc::NewReno;
 use vegas_cc::NewRenoConfig;
+use vegas_cc::PacingPeriod;
 use vegas_cc::PtoResponse;
 use vegas_cc::SamplerConfig;
 use vegas_cc::Vegas;
@@ -43,6 +44,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "loss_reduction_factor",
     "pto_response",
     "pacing_gain",
+    "pacing_period",
     "subtract_ack_delay",
     "round_rtt",
     "min_round_samples",
@@ -51,6 +53,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "base_rtt_idle_reset_ms",
     "actual_bytes",
     "require_cwnd_limited",
+    "aggregation_aware",
 ];
 
 /// Keys `newreno` accepts.
@@ -193,6 +196,13 @@ pub fn vegas(
                 }
             }
             "pacing_gain" => c.pacing_gain = parse_pacing(v)?,
+            "pacing_period" => {
+                c.pacing_period = match v {
+                    "smoothed_rtt" => PacingPeriod::SmoothedRtt,
+                    "credit_cycle" => PacingPeriod::CreditCycle,
+                    _ => return Err(bad(key, v, "smoothed_rtt or credit_cycle")),
+                }
+            }
             "subtract_ack_delay" => c.sampler.subtract_ack_delay = parse_bool(key, v)?,
             "round_rtt" => {
                 c.sampler.round_rtt = match v {
@@ -227,6 +237,7 @@ pub fn vegas(
                 }
             }
             "require_cwnd_limited" => c.sampler.require_cwnd_limited = parse_bool(key, v)?,
+            "aggregation_aware" => c.sampler.aggregation_aware = parse_bool(key, v)?,
             _ => unreachable!("check_keys lists every key"),
         }
     }
@@ -396,6 +407,32 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("round_rtt") && e.contains("min or mean"), "{e}");
+        let e = vegas(
+            PLAIN,
+            "vegas",
+            &params(&[("pacing_period", "rtt")]),
+            10,
+            1200,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("pacing_period") && e.contains("smoothed_rtt or credit_cycle"),
+            "{e}"
+        );
+        let e = vegas(
+            PLAIN,
+            "vegas",
+            &params(&[("aggregation_aware", "maybe")]),
+            10,
+            1200,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("aggregation_aware") && e.contains("maybe"),
+            "{e}"
+        );
         let e = vegas(PLAIN, "vegas", &params(&[("alpah", "1")]), 10, 1200)
             .unwrap_err()
             .to_string();
@@ -404,6 +441,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("not a newreno parameter"), "{e}");
+    }
+
+    #[test]
+    fn aggregation_and_pacing_period_switch_back() {
+        let v = vegas(PLAIN, "vegas", &params(&[]), 10, 1200).unwrap();
+        assert!(v.config().sampler.aggregation_aware);
+        assert_eq!(v.config().pacing_period, PacingPeriod::CreditCycle);
+        let v = vegas(
+            PLAIN,
+            "vegas",
+            &params(&[
+                ("aggregation_aware", "false"),
+                ("pacing_period", "smoothed_rtt"),
+            ]),
+            10,
+            1200,
+        )
+        .unwrap();
+        assert!(!v.config().sampler.aggregation_aware);
+        assert_eq!(v.config().pacing_period, PacingPeriod::SmoothedRtt);
+        let paper = vegas(PLAIN, "vegas", &params(&[("mode", "paper")]), 10, 1200).unwrap();
+        assert!(!paper.config().sampler.aggregation_aware);
     }
 
     #[test]

@@ -70,6 +70,9 @@ pub struct RoundDecision {
     pub samples: u32,
     /// Bytes acknowledged in this round.
     pub bytes_acked: u64,
+    /// The round RTT is the middle of the ACK-hold bounds (the path
+    /// aggregates ACKs; [`crate::sampler`] module documentation).
+    pub rtt_from_hold_bounds: bool,
 }
 
 /// Why slow start ended.

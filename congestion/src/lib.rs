@@ -49,6 +49,7 @@ pub use sampler::SamplerConfig;
 pub use transient::GammaApproach;
 pub use vegas::AlphaBetaSource;
 pub use vegas::AvoidanceKind;
+pub use vegas::PacingPeriod;
 pub use vegas::PtoResponse;
 pub use vegas::SlowStartKind;
 pub use vegas::Vegas;

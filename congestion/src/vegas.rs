@@ -187,6 +187,25 @@ pub const PACING_GAIN: f64 = 1.25;
 /// utilization, 1.0 gives 95%.
 pub const VEGAS_PACING_GAIN: f64 = 1.0;
 
+/// The time one window of pacing is spread over (rate = gain * cwnd /
+/// period).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacingPeriod {
+    /// The smoothed RTT (RFC 9002 section 7.7).
+    SmoothedRtt,
+    /// In congestion avoidance, the window's credit cycle
+    /// ([`RoundSampler::credit_cycle`]), or the smoothed RTT if that is
+    /// longer (slow start keeps the smoothed RTT): how long the window's bytes take to
+    /// come back acknowledged, including the time packets wait at the
+    /// receiver for a thinned ACK and the hold of an aggregated one. A
+    /// window-limited sender moves one window per credit cycle, so pacing
+    /// over the smoothed RTT instead sends each ACK's credit as a burst
+    /// faster than the path drains it. Measured with an ACK every 16
+    /// packets (scenario `ack-frequency`): 94.6% steady utilization over
+    /// the smoothed RTT, 99.9% over the credit cycle (the default).
+    CreditCycle,
+}
+
 /// Consecutive Vegas decreases after which a route change is suspected
 /// and checked with a drain: a queue Vegas built itself is gone after beta
 /// packets of decrease (3 rounds); a fourth says the RTT did not follow.
@@ -281,6 +300,8 @@ pub struct VegasConfig {
     pub pto_response: PtoResponse,
     /// Pacing gain; None: do not pace.
     pub pacing_gain: Option<f64>,
+    /// The period one window is paced over.
+    pub pacing_period: PacingPeriod,
     pub sampler: SamplerConfig,
     /// With a windowed BaseRTT: after this many consecutive decreases, drain
     /// the flow's own queue (as a BaseRTT probe) to check whether BaseRTT
@@ -318,6 +339,7 @@ impl VegasConfig {
             loss_reduction_factor: RENO_LOSS_REDUCTION_FACTOR,
             pto_response: PtoResponse::RestartSlowStart,
             pacing_gain: None,
+            pacing_period: PacingPeriod::SmoothedRtt,
             sampler: SamplerConfig::paper(),
             probe_base_rtt: false,
             route_change_rounds: 0,
@@ -407,6 +429,7 @@ impl VegasConfig {
         VegasConfig {
             initial_cwnd_pkts: paper.initial_cwnd_pkts,
             pacing_gain: paper.pacing_gain,
+            pacing_period: paper.pacing_period,
             sampler: paper.sampler,
             probe_base_rtt: paper.probe_base_rtt,
             route_change_rounds: paper.route_change_rounds,
@@ -537,6 +560,7 @@ impl Default for VegasConfig {
         VegasConfig {
             initial_cwnd_pkts: QUIC_INITIAL_WINDOW_PKTS,
             pacing_gain: Some(VEGAS_PACING_GAIN),
+            pacing_period: PacingPeriod::CreditCycle,
             sampler: SamplerConfig::default(),
             probe_base_rtt: true,
             route_change_rounds: DEFAULT_ROUTE_CHANGE_ROUNDS,
@@ -1187,6 +1211,7 @@ impl Vegas {
             phase,
             samples: round.samples,
             bytes_acked: round.bytes_acked,
+            rtt_from_hold_bounds: round.hold_bounded,
         }));
         self.round_start_cwnd_bytes = self.cwnd_bytes;
     }
@@ -1312,10 +1337,20 @@ impl Controller for Vegas {
 
     fn pacing_rate_bytes_per_sec(&self, smoothed_rtt: Duration) -> Option<u64> {
         let gain = self.config.pacing_gain?;
-        if smoothed_rtt.is_zero() {
+        // Slow start keeps the smoothed RTT: its Diff is judged on the
+        // queue a doubling builds (III-C), which pacing a window over the
+        // longer credit cycle would hide until the next doubling overflows
+        // (measured on the `demo` path: 21 packets lost instead of 0).
+        let period = match (self.config.pacing_period, self.sampler.credit_cycle()) {
+            (PacingPeriod::CreditCycle, Some(cycle)) if !self.in_slow_start() => {
+                cycle.max(smoothed_rtt)
+            }
+            _ => smoothed_rtt,
+        };
+        if period.is_zero() {
             return None;
         }
-        Some((gain * self.cwnd_bytes as f64 / smoothed_rtt.as_secs_f64()) as u64)
+        Some((gain * self.cwnd_bytes as f64 / period.as_secs_f64()) as u64)
     }
 
     fn phase(&self) -> Phase {
