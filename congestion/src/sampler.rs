@@ -139,6 +139,19 @@ pub const DEFAULT_BASE_RTT_WINDOW: Duration = Duration::from_secs(10);
 /// single round shows a burst but every sample still carries a hold.
 pub const AGGREGATION_MEMORY: Duration = DEFAULT_BASE_RTT_WINDOW;
 
+/// An ACK frame is in a burst when it arrives this many times closer to
+/// the previous frame than their packets were sent, and acknowledges bytes
+/// this many times faster than frames outside bursts do. Our choice (no
+/// paper gives one): an aggregated frame arrives within one ACK
+/// serialization of the previous (about 1% of the send spacing on the
+/// `ack-frequency` path), while pacing and queue jitter move a frame by a
+/// fraction of a packet time; 4 leaves a wide margin on both sides.
+pub const BURST_COMPRESSION_FACTOR: u32 = 4;
+
+/// RFC 9002 section 5.3's smoothing gain (1/8), used for the credit cycle
+/// and the ACK rate outside bursts.
+const SMOOTHING_GAIN_DENOMINATOR: u32 = 8;
+
 /// Forget BaseRTT after this long with nothing in flight: RFC 5681 section
 /// 4.1 restarts after an idle period longer than the RTO, whose minimum is
 /// 1 s (RFC 6298 section 2.4); Linux `tcp_vegas.c` resets baseRTT when
@@ -695,6 +708,7 @@ impl RoundSampler {
         }
         self.update_credit_cycle(event);
         let rtt = self.rtt_sample(event);
+        let acked_bytes: u64 = event.acked.iter().map(|p| p.size_bytes as u64).sum();
         // The sample measures the largest newly acknowledged packet.
         let largest = event.acked.iter().max_by_key(|p| p.pkt_num);
         let mut lower_bound = None;
@@ -706,7 +720,8 @@ impl RoundSampler {
             }
             self.latest_rtt = Some(rtt);
             if let Some(largest) = largest {
-                (lower_bound, aggregated) = self.hold_lower_bound(event, largest.time_sent, rtt);
+                (lower_bound, aggregated) =
+                    self.hold_lower_bound(event, acked_bytes, largest.time_sent, rtt);
             }
         }
         if aggregated {
@@ -719,7 +734,7 @@ impl RoundSampler {
         let last_cwnd_bytes = self.last_cwnd_bytes;
         let base_rtt = self.base_rtt();
         let round = self.round.as_mut()?;
-        round.bytes_acked += event.acked.iter().map(|p| p.size_bytes as u64).sum::<u64>();
+        round.bytes_acked += acked_bytes;
         if let Some(rtt) = rtt {
             round.samples += 1;
             round.rtt_min = round.rtt_min.min(rtt);
@@ -841,6 +856,7 @@ impl RoundSampler {
     fn hold_lower_bound(
         &mut self,
         event: &AckEvent<'_>,
+        acked_bytes: u64,
         largest_sent: Instant,
         rtt: Duration,
     ) -> (Option<Duration>, bool) {
@@ -853,23 +869,25 @@ impl RoundSampler {
         };
         let arrival_gap = event.now.saturating_duration_since(previous.time);
         let send_gap = largest_sent.saturating_duration_since(previous.largest_sent);
-        // ...and acknowledges its bytes at more than four times the rate the
+        // ...and acknowledges its bytes many times faster than the
         // frames outside bursts do: a queue that drains also brings ACKs
         // closer than their packets were sent, but no faster than the
         // bottleneck delivers.
-        let acked_bytes: u64 = event.acked.iter().map(|p| p.size_bytes as u64).sum();
-        let faster_than_delivery = self
-            .ack_rate_bytes_per_sec
-            .is_some_and(|rate| acked_bytes as f64 > 4.0 * rate * arrival_gap.as_secs_f64());
-        let in_burst = !send_gap.is_zero() && arrival_gap * 4 < send_gap && faster_than_delivery;
+        let factor = BURST_COMPRESSION_FACTOR;
+        let faster_than_delivery = self.ack_rate_bytes_per_sec.is_some_and(|rate| {
+            acked_bytes as f64 > f64::from(factor) * rate * arrival_gap.as_secs_f64()
+        });
+        let in_burst =
+            !send_gap.is_zero() && arrival_gap * factor < send_gap && faster_than_delivery;
         if !in_burst {
             self.burst_prev_arrival = Some(previous.time);
             if !arrival_gap.is_zero() {
                 let rate = acked_bytes as f64 / arrival_gap.as_secs_f64();
-                self.ack_rate_bytes_per_sec = Some(
-                    self.ack_rate_bytes_per_sec
-                        .map_or(rate, |smoothed| (7.0 * smoothed + rate) / 8.0),
-                );
+                self.ack_rate_bytes_per_sec =
+                    Some(self.ack_rate_bytes_per_sec.map_or(rate, |smoothed| {
+                        let gain = f64::from(SMOOTHING_GAIN_DENOMINATOR);
+                        smoothed + (rate - smoothed) / gain
+                    }));
             }
         }
         let raw_rtt = event.now.saturating_duration_since(largest_sent);
@@ -908,7 +926,10 @@ impl RoundSampler {
         let mean = Duration::from_nanos((weighted_nanos / bytes) as u64);
         self.credit_cycle = Some(match self.credit_cycle {
             None => mean,
-            Some(smoothed) => (smoothed * 7 + mean) / 8,
+            Some(smoothed) => {
+                let n = SMOOTHING_GAIN_DENOMINATOR;
+                (smoothed * (n - 1) + mean) / n
+            }
         });
     }
 
