@@ -56,12 +56,14 @@ fn pacing_over_the_smoothed_rtt_bursts_an_ack_every_16_packets() {
 
 #[test]
 fn hold_bounds_keep_the_pipe_full_when_the_reverse_path_aggregates_acks() {
-    // ACKs released every 20 ms (half the RTT). With an ACK every 2 or 4
-    // packets a release carries several frames, the bursts are seen and
-    // the round RTT comes from the hold bounds. Measured: 0.956 and 0.998,
-    // queue 1.35 and 3.94 packets (N = 1: 0.925); the smallest sample alone
-    // (aggregation_aware=false) gives 0.49 at N = 4.
-    for n in [2, 4] {
+    // ACKs released every 20 ms (half the RTT). The release clock is found
+    // from the arrival gaps, every frame's RTT is bounded by its sample
+    // less the period, and a flow locked to one pattern of frames per
+    // release grows through the lock. Measured (utilization / queue):
+    // N=1 0.998 / 2.6, N=2 0.998 / 3.6, N=4 0.999 / 3.9, N=8 0.989 / 4.04,
+    // N=16 0.999 / 6.6. The smallest sample alone
+    // (aggregation_aware=false) gives 0.925, 0.956, 0.49, 0.37, 0.55.
+    for n in [1, 2, 4] {
         let link = bottleneck(
             "ack-frequency",
             &ack_every(n, &["reverse.aggregation=20ms"]),
@@ -71,17 +73,33 @@ fn hold_bounds_keep_the_pipe_full_when_the_reverse_path_aggregates_acks() {
         assert!(utilization >= 0.95, "N={n}: utilization {utilization}");
         assert!((1.0..=4.0).contains(&queue), "N={n}: queue {queue}");
     }
-    let plain = bottleneck(
-        "ack-frequency",
-        &ack_every(
-            4,
-            &[
-                "reverse.aggregation=20ms",
-                "flows.0.params.aggregation_aware=false",
-            ],
-        ),
-    );
-    assert!(plain.steady_utilization.unwrap() < 0.6);
+    // An ACK every 8 or 16 packets: 3 to 8 frames a round, bounds several
+    // packet times apart. The pipe is full, the queue is above beta + 1
+    // (4.04 and 6.6; issue 5 stays open for it); this bounds how far.
+    for (n, max_queue) in [(8, 4.5), (16, 8.0)] {
+        let link = bottleneck(
+            "ack-frequency",
+            &ack_every(n, &["reverse.aggregation=20ms"]),
+        );
+        let utilization = link.steady_utilization.unwrap();
+        let queue = link.steady_mean_queue_pkts.unwrap();
+        assert!(utilization >= 0.95, "N={n}: utilization {utilization}");
+        assert!(queue <= max_queue, "N={n}: queue {queue}");
+    }
+    for n in [4, 8] {
+        let plain = bottleneck(
+            "ack-frequency",
+            &ack_every(
+                n,
+                &[
+                    "reverse.aggregation=20ms",
+                    "flows.0.params.aggregation_aware=false",
+                ],
+            ),
+        );
+        let utilization = plain.steady_utilization.unwrap();
+        assert!(utilization < 0.6, "unaware N={n}: {utilization}");
+    }
 }
 
 #[test]
