@@ -822,12 +822,10 @@ impl ReleaseLattice {
                 return;
             }
             // A gap off the lattice: the path does not release on a clock
-            // (any more); collect evidence afresh from this gap on.
-            *self = ReleaseLattice {
-                last_arrival: Some(now),
-                cluster_start: Some(now),
-                ..ReleaseLattice::default()
-            };
+            // (any more); collect evidence afresh from this gap on (keeping
+            // the buffer: this runs per ACK frame and must not allocate).
+            self.period = None;
+            self.gaps.clear();
         }
         if self.gaps.len() == LATTICE_EVIDENCE_GAPS {
             self.gaps.remove(0);
@@ -839,20 +837,20 @@ impl ReleaseLattice {
         let Some(shortest) = self.gaps.iter().map(|&(gap, ..)| gap).min() else {
             return;
         };
-        let Some(multiples) = self
-            .gaps
-            .iter()
-            .map(|&(gap, ..)| Self::periods(gap, shortest))
-            .collect::<Option<Vec<u32>>>()
-        else {
-            return;
-        };
+        let (mut periods, mut first, mut several, mut shared) = (0u64, None, false, false);
+        for &(gap, _, released_together) in &self.gaps {
+            let Some(k) = Self::periods(gap, shortest) else {
+                return;
+            };
+            periods += u64::from(k);
+            several |= first.is_some_and(|first| first != k);
+            first = first.or(Some(k));
+            shared |= released_together;
+        }
         // Equal gaps are also what a steadily paced flow gives, and a busy
         // bottleneck with an ACK every N packets (N service times apart):
         // a clock shows itself by gaps of several periods or by frames
         // released together.
-        let several = multiples.iter().any(|&k| k != multiples[0]);
-        let shared = self.gaps.iter().any(|&(_, _, shared)| shared);
         if !several && !shared {
             return;
         }
@@ -860,7 +858,6 @@ impl ReleaseLattice {
         // bottleneck's service-time lattice acknowledges one packet per
         // period: too few.
         let total: Duration = self.gaps.iter().map(|&(gap, ..)| gap).sum();
-        let periods: u64 = multiples.iter().map(|&k| u64::from(k)).sum();
         let Ok(periods_u32) = u32::try_from(periods) else {
             return;
         };
