@@ -98,35 +98,33 @@
 //!   an ACK spacing. Measured on the `ack-frequency` scenario with 20 ms
 //!   aggregation: an ACK every 4 packets gives 49% steady utilization
 //!   with the smallest sample and 99.8% with the bounds.
-//! - Release clocks: many aggregators (a Wi-Fi TXOP, a cellular
-//!   scheduler, our simulator's `reverse.aggregation`) release on the
-//!   ticks of a clock. When eight gaps between releases (frames within a
-//!   burst or 200 us of each other count as one release) are all whole
-//!   multiples of one period, to 1% of it (at most 200 us), and either
-//!   differ in multiple or include a release of several frames, the path
-//!   has a release period P (and at least 4 packets are acknowledged per
-//!   period, so that a busy bottleneck's service time is not taken for
-//!   one). Every frame,
-//!   in a burst or not, then reached the clock less than P before its
-//!   release began: its lower bound is `sample - P`. This sees the hold
-//!   of a flow that gets one frame per release, where no burst ever
-//!   shows. One gap off the lattice forgets the period.
-//! - Phase lock: a window-limited flow on a release clock can lock to a
-//!   whole pattern of frames per release (one frame of 8 packets every
-//!   20 ms, 38% of the `ack-frequency` path). Its rounds repeat each
-//!   other's samples exactly, and its holds sit wherever Vegas stopped
-//!   growing: more window only moves them, like a queue, until one more
-//!   frame shares a release. After two rounds that repeat the previous
-//!   one's bounds, with the bounds at least [`PHASE_LOCK_MIN_WIDTH_PKTS`]
-//!   packet times apart, a round's RTT is its lower bound (never below
-//!   BaseRTT), so Vegas grows through the lock; the lock ends when the
-//!   delivery rate rises by half a frame per period, or when the window
-//!   has grown by one frame's bytes without it, which says the extra RTT
-//!   was a queue (then no new lock for [`PHASE_LOCK_RETRY`]), or after
-//!   twice that frame's packets of rounds (a window that cannot grow).
-//!   Measured
-//!   with 20 ms aggregation: an ACK every 8 packets goes from 37% to 99.4%
-//!   steady utilization, every 16 from 55% to 99.9%.
+//! - Release clocks: many aggregators (a Wi-Fi TXOP, a cellular scheduler,
+//!   our simulator's `reverse.aggregation`) release on the ticks of a clock.
+//!   When eight gaps between releases (frames within a burst or 200 us of
+//!   each other count as one release) are all whole multiples of one period,
+//!   to 1% of it (at most 200 us), and either differ in multiple or include a
+//!   release of several frames, the path has a release period P (and at least
+//!   4 packets are acknowledged per period, so that a busy bottleneck's
+//!   service time is not taken for one). Every frame, in a burst or not, then
+//!   reached the clock less than P before its release began: its lower bound
+//!   is `sample - P`. This sees the hold of a flow that gets one frame per
+//!   release, where no burst ever shows. One gap off the lattice forgets the
+//!   period.
+//! - Phase lock: a window-limited flow on a release clock can lock to a whole
+//!   pattern of frames per release (one frame of 8 packets every 20 ms, 38%
+//!   of the `ack-frequency` path). Its rounds repeat each other's samples
+//!   exactly, and its holds sit wherever Vegas stopped growing: more window
+//!   only moves them, like a queue, until one more frame shares a release.
+//!   After two rounds that repeat the previous one's bounds, with the bounds
+//!   at least [`PHASE_LOCK_MIN_WIDTH_PKTS`] packet times apart, a round's RTT
+//!   is its lower bound (never below BaseRTT), so Vegas grows through the
+//!   lock; the lock ends when the delivery rate rises by half a frame per
+//!   period, or when the window has grown by one frame's bytes without it,
+//!   which says the extra RTT was a queue (then no new lock for
+//!   [`PHASE_LOCK_RETRY`]), or after twice that frame's packets of rounds (a
+//!   window that cannot grow). Measured with 20 ms aggregation: an ACK every
+//!   8 packets goes from 37% to 99.4% steady utilization, every 16 from 55%
+//!   to 99.9%.
 //! - What remains: with an ACK every 8 or 16 packets and 20 ms
 //!   aggregation a round has 3 to 8 frames and its bounds stay several
 //!   packet times apart; the mean standing queue is then 4.9 and 6.6
