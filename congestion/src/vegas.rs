@@ -310,7 +310,8 @@ pub struct VegasConfig {
     /// With a windowed BaseRTT: drain the flow's own queue for two rounds
     /// once the BaseRTT sample is half a window old, so the filter sees the
     /// path's propagation delay again instead of creeping up with the
-    /// standing queue (see [`BaseRttProbe`]).
+    /// standing queue (a drain of the flow's own queue, `BaseRttProbe` in
+    /// this module).
     pub probe_base_rtt: bool,
     /// Vegas or Gallop-Vegas slow start.
     pub slow_start: SlowStartKind,
