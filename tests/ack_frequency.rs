@@ -63,7 +63,10 @@ fn hold_bounds_keep_the_pipe_full_when_the_reverse_path_aggregates_acks() {
     // N=1 0.998 / 2.6, N=2 0.998 / 3.6, N=4 0.999 / 3.9, N=8 0.994 / 4.9,
     // N=16 0.999 / 6.6. The smallest sample alone
     // (aggregation_aware=false) gives 0.925, 0.956, 0.49, 0.37, 0.55.
-    for n in [1, 2, 4] {
+    // N = 8 and 16: 3 to 8 frames a round, bounds several packet times
+    // apart. The pipe is full but the queue is above beta + 1 (4.9 and
+    // 6.6; issue 5 stays open for it): their bounds say how far.
+    for (n, max_queue) in [(1, 4.0), (2, 4.0), (4, 4.0), (8, 6.0), (16, 8.0)] {
         let link = bottleneck(
             "ack-frequency",
             &ack_every(n, &["reverse.aggregation=20ms"]),
@@ -71,20 +74,7 @@ fn hold_bounds_keep_the_pipe_full_when_the_reverse_path_aggregates_acks() {
         let utilization = link.steady_utilization.unwrap();
         let queue = link.steady_mean_queue_pkts.unwrap();
         assert!(utilization >= 0.95, "N={n}: utilization {utilization}");
-        assert!((1.0..=4.0).contains(&queue), "N={n}: queue {queue}");
-    }
-    // An ACK every 8 or 16 packets: 3 to 8 frames a round, bounds several
-    // packet times apart. The pipe is full, the queue is above beta + 1
-    // (4.9 and 6.6; issue 5 stays open for it); this bounds how far.
-    for (n, max_queue) in [(8, 6.0), (16, 8.0)] {
-        let link = bottleneck(
-            "ack-frequency",
-            &ack_every(n, &["reverse.aggregation=20ms"]),
-        );
-        let utilization = link.steady_utilization.unwrap();
-        let queue = link.steady_mean_queue_pkts.unwrap();
-        assert!(utilization >= 0.95, "N={n}: utilization {utilization}");
-        assert!(queue <= max_queue, "N={n}: queue {queue}");
+        assert!((1.0..=max_queue).contains(&queue), "N={n}: queue {queue}");
     }
     for n in [4, 8] {
         let plain = bottleneck(

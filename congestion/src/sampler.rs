@@ -1542,15 +1542,21 @@ mod tests {
         errors.iter().sum::<f64>() / errors.len() as f64
     }
 
-    #[test]
-    fn hold_bounds_remove_most_of_an_aggregated_acks_hold() {
-        // 80-packet window, 1 ms per packet, 50.3 ms propagation, an ACK
-        // every 4 packets, ACKs released every 20 ms (5 per release).
+    /// The default sampler, and the same with `aggregation_aware` off.
+    fn aware_and_plain() -> (SamplerConfig, SamplerConfig) {
         let aware = SamplerConfig::default();
         let plain = SamplerConfig {
             aggregation_aware: false,
             ..aware
         };
+        (aware, plain)
+    }
+
+    #[test]
+    fn hold_bounds_remove_most_of_an_aggregated_acks_hold() {
+        // 80-packet window, 1 ms per packet, 50.3 ms propagation, an ACK
+        // every 4 packets, ACKs released every 20 ms (5 per release).
+        let (aware, plain) = aware_and_plain();
         let agg = Some(20 * MS);
         let prop = Duration::from_micros(50_300);
         let (aware_rounds, truth) = run_path(aware, 4, agg, prop, 400);
@@ -1573,11 +1579,7 @@ mod tests {
         // propagation. 80 packets of window first (2 to 3 frames per
         // release, BaseRTT close to the truth), then 20: one frame per
         // release, and every sample carries the same hold.
-        let aware = SamplerConfig::default();
-        let plain = SamplerConfig {
-            aggregation_aware: false,
-            ..aware
-        };
+        let (aware, plain) = aware_and_plain();
         let window = |acks: usize| if acks < 300 { 80 } else { 20 };
         let (agg, prop) = (Some(20 * MS), Duration::from_micros(40_300));
         let (aware_rounds, _) = run_path_with_window(aware, 8, |_| agg, prop, 600, window);
