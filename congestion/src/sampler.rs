@@ -1754,50 +1754,35 @@ mod tests {
     #[test]
     fn base_rtt_comes_from_full_sized_packets_once_there_is_one() {
         let t0 = Instant::now();
-        let mut sampler = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
-        // A 100-byte packet: shorter serialization, lower RTT.
-        let small = AckedPacket {
-            size_bytes: 100,
-            ..acked(0, t0)
-        };
-        sampler.on_packet_sent(
-            &SentPacket {
+        // A 100-byte packet (shorter serialization, lower RTT), then a
+        // full-sized one; BaseRTT after each.
+        let run = |config: SamplerConfig| {
+            let mut sampler = RoundSampler::new(config, MDS).unwrap();
+            let small = AckedPacket {
+                size_bytes: 100,
+                ..acked(0, t0)
+            };
+            let small_sent = SentPacket {
                 size_bytes: 100,
                 ..sent(0, t0, 0)
-            },
-            2 * MDS,
-        );
-        sampler.on_ack_event(&ack_event(t0 + 91 * MS, &[small], 91 * MS));
-        // Until a full-sized packet is measured, every sample counts.
-        assert_eq!(sampler.base_rtt(), Some(91 * MS));
-        sampler.on_packet_sent(&sent(1, t0 + 91 * MS, 0), 2 * MDS);
-        sampler.on_ack_event(&ack_event(
-            t0 + 191 * MS,
-            &[acked(1, t0 + 91 * MS)],
-            100 * MS,
-        ));
-        assert_eq!(sampler.base_rtt(), Some(100 * MS));
+            };
+            sampler.on_packet_sent(&small_sent, 2 * MDS);
+            sampler.on_ack_event(&ack_event(t0 + 91 * MS, &[small], 91 * MS));
+            let after_small = sampler.base_rtt();
+            sampler.on_packet_sent(&sent(1, t0 + 91 * MS, 0), 2 * MDS);
+            let full = [acked(1, t0 + 91 * MS)];
+            sampler.on_ack_event(&ack_event(t0 + 191 * MS, &full, 100 * MS));
+            (after_small, sampler.base_rtt())
+        };
+        // Until a full-sized packet is measured, every sample counts; then
+        // only full-sized packets do.
+        assert_eq!(run(SamplerConfig::paper()), (Some(91 * MS), Some(100 * MS)));
         // Without the option the small packet's RTT stays BaseRTT.
-        let config = SamplerConfig {
+        let every_sample = SamplerConfig {
             base_rtt_full_sized_only: false,
             ..SamplerConfig::paper()
         };
-        let mut sampler = RoundSampler::new(config, MDS).unwrap();
-        sampler.on_packet_sent(
-            &SentPacket {
-                size_bytes: 100,
-                ..sent(0, t0, 0)
-            },
-            2 * MDS,
-        );
-        sampler.on_ack_event(&ack_event(t0 + 91 * MS, &[small], 91 * MS));
-        sampler.on_packet_sent(&sent(1, t0 + 91 * MS, 0), 2 * MDS);
-        sampler.on_ack_event(&ack_event(
-            t0 + 191 * MS,
-            &[acked(1, t0 + 91 * MS)],
-            100 * MS,
-        ));
-        assert_eq!(sampler.base_rtt(), Some(91 * MS));
+        assert_eq!(run(every_sample), (Some(91 * MS), Some(91 * MS)));
     }
 
     #[test]
