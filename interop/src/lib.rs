@@ -2,6 +2,8 @@
 //! processes on loopback (no root, no qdisc), and the helpers of
 //! `cargo xtask interop`.
 //!
+//! - [`model`]: the link model the simulator shares (parameters, seeded
+//!   loss, queue log).
 //! - [`link`]: one direction of the bottleneck (rate, delay, drop-tail
 //!   buffer, seeded loss, aggregation), the simulator's model in real time,
 //!   with the simulator's queue-log format.
@@ -10,6 +12,7 @@
 //!   threads, the `vegas-link-emu` binary is its command line.
 
 pub mod link;
+pub mod model;
 pub mod relay;
 
 pub use link::LinkSpec;

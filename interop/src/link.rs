@@ -1,82 +1,22 @@
-//! One direction of the emulated bottleneck, in real time: random loss,
-//! then a drop-tail FIFO in front of a serializer of fixed rate, then a
-//! fixed one-way delay, and optionally aggregation at the far end (packets
-//! released only at multiples of `aggregation_ns`, the "ACK aggregation"
-//! knob when applied to the client-to-server direction).
-//!
-//! Same model and conventions as the simulator's `src/sim/link.rs`: the
-//! packet being serialized has left the queue, `buffer_pkts` counts
-//! packets *waiting*; serialization of L bytes takes L*8/rate; a packet on
-//! the wire keeps the delay it started with. Packets never overtake each
-//! other here (after a delay decrease a packet leaves no earlier than the
-//! one before it).
+//! One direction of the emulated bottleneck, in real time: the model of
+//! [`crate::model`] (random loss, drop-tail FIFO, serializer, delay,
+//! aggregation), shared with the simulator's `src/sim/link.rs`. Packets
+//! never overtake each other here (after a delay decrease a packet leaves
+//! no earlier than the one before it).
 //!
 //! Time is nanoseconds since the emulator started. Each step uses the
 //! *scheduled* time of the event it handles (the end of serialization of
 //! the previous packet, not the moment the thread woke up), so lateness of
-//! the scheduler never accumulates into the link's rate.
-//!
-//! Queue log: the simulator's format, one line per event,
-//! `<time_ms> <event> <bytes> <queue_pkts> <flow>`, event `+` (enqueued or
-//! straight into service), `-` (starts service), `d` (drop-tail drop), `l`
-//! (random loss); `queue_pkts` counts waiting packets after the event.
+//! the scheduler never accumulates into the link's rate. The queue log has
+//! the simulator's format ([`crate::model::QueueLog`]).
 
 use std::collections::VecDeque;
 use std::io::Write;
 
-use rand::Rng;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-
-/// Nanoseconds since the emulator started.
-pub type Nanos = u64;
-
-/// A link's parameters (all can change during a run).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LinkSpec {
-    /// Serialization rate in bit/s.
-    pub rate_bps: u64,
-    /// One-way propagation delay.
-    pub delay_ns: Nanos,
-    /// Waiting room, in packets (the packet in service not counted).
-    pub buffer_pkts: usize,
-    /// Packet loss rate in [0, 1).
-    pub loss: f64,
-    /// Mean loss burst length in packets (1: independent losses; above 1, a
-    /// Gilbert two-state model with stationary loss rate `loss`).
-    pub loss_burst_pkts: f64,
-    /// Far-end release every this many ns, 0 = off.
-    pub aggregation_ns: Nanos,
-}
-
-impl LinkSpec {
-    /// A lossless link without aggregation.
-    pub fn new(rate_bps: u64, delay_ns: Nanos, buffer_pkts: usize) -> Self {
-        LinkSpec {
-            rate_bps,
-            delay_ns,
-            buffer_pkts,
-            loss: 0.0,
-            loss_burst_pkts: 1.0,
-            aggregation_ns: 0,
-        }
-    }
-
-    /// Time to serialize `bytes`, rounded up to 1 ns.
-    pub fn serialization_ns(&self, bytes: usize) -> Nanos {
-        let bits = bytes as u128 * 8 * 1_000_000_000;
-        bits.div_ceil(self.rate_bps.max(1) as u128) as Nanos
-    }
-
-    fn arrival_ns(&self, tx_end: Nanos) -> Nanos {
-        let t = tx_end + self.delay_ns;
-        if self.aggregation_ns == 0 {
-            t
-        } else {
-            t.div_ceil(self.aggregation_ns) * self.aggregation_ns
-        }
-    }
-}
+pub use crate::model::LinkSpec;
+use crate::model::LossModel;
+pub use crate::model::Nanos;
+use crate::model::QueueLog;
 
 /// A datagram crossing the link.
 #[derive(Debug)]
@@ -104,14 +44,13 @@ pub struct LinkStats {
 pub struct Link {
     pub name: String,
     spec: LinkSpec,
-    rng: ChaCha8Rng,
-    loss_bad_state: bool,
+    loss: LossModel,
     queue: VecDeque<Packet>,
     in_service: Option<(Packet, Nanos)>,
     wire: VecDeque<(Nanos, Packet)>,
     last_event_ns: Nanos,
     last_deliver_ns: Nanos,
-    log: Option<Box<dyn Write + Send>>,
+    log: Option<QueueLog>,
     pub stats: LinkStats,
 }
 
@@ -120,8 +59,7 @@ impl Link {
         Link {
             name: name.to_string(),
             spec,
-            rng: ChaCha8Rng::seed_from_u64(seed),
-            loss_bad_state: false,
+            loss: LossModel::new(seed),
             queue: VecDeque::new(),
             in_service: None,
             wire: VecDeque::new(),
@@ -143,34 +81,20 @@ impl Link {
     }
 
     /// Writes the queue log to `w` (header lines first).
-    pub fn set_log(&mut self, mut w: Box<dyn Write + Send>) -> std::io::Result<()> {
-        writeln!(
-            w,
-            "# queue log of link {} ({} bit/s, buffer {} packets)",
-            self.name, self.spec.rate_bps, self.spec.buffer_pkts
-        )?;
-        writeln!(
-            w,
-            "# time_ms event bytes queue_pkts flow   (+ enqueue, - start of service, d drop-tail, l random loss)"
-        )?;
-        self.log = Some(w);
+    pub fn set_log(&mut self, w: Box<dyn Write + Send>) -> std::io::Result<()> {
+        self.log = Some(QueueLog::new(w, &self.name, &self.spec, None)?);
         Ok(())
     }
 
     pub fn flush_log(&mut self) {
-        if let Some(w) = &mut self.log {
-            let _ = w.flush();
+        if let Some(log) = &mut self.log {
+            log.flush();
         }
     }
 
     fn log(&mut self, now: Nanos, event: char, bytes: usize, flow: usize) {
-        if let Some(w) = &mut self.log {
-            let _ = writeln!(
-                w,
-                "{:.6} {event} {bytes} {} {flow}",
-                now as f64 / 1e6,
-                self.queue.len()
-            );
+        if let Some(log) = &mut self.log {
+            log.event(now, event, bytes, self.queue.len(), flow);
         }
     }
 
@@ -185,33 +109,13 @@ impl Link {
         self.last_event_ns = now;
     }
 
-    fn random_loss(&mut self) -> bool {
-        let p = self.spec.loss;
-        if p <= 0.0 {
-            return false;
-        }
-        let burst = self.spec.loss_burst_pkts;
-        if burst <= 1.0 {
-            return self.rng.gen::<f64>() < p;
-        }
-        let leave_bad = 1.0 / burst;
-        let enter_bad = p / (burst * (1.0 - p));
-        let u: f64 = self.rng.gen();
-        self.loss_bad_state = if self.loss_bad_state {
-            u >= leave_bad
-        } else {
-            u < enter_bad
-        };
-        self.loss_bad_state
-    }
-
     /// A packet arrives at `now` (first call [`Link::advance`] to `now`).
     pub fn enqueue(&mut self, now: Nanos, packet: Packet) {
         let now = now.max(self.last_event_ns);
         self.account(now);
         self.stats.arrived_pkts += 1;
         let (bytes, flow) = (packet.data.len(), packet.flow);
-        if self.random_loss() {
+        if self.loss.lose(&self.spec) {
             self.stats.lost_pkts += 1;
             self.log(now, 'l', bytes, flow);
             return;
@@ -329,21 +233,20 @@ mod tests {
     }
 
     #[test]
-    fn seeded_loss_is_reproducible_and_near_its_rate() {
-        let run = |seed| {
-            let mut spec = LinkSpec::new(1_000_000_000, 0, 100_000);
-            spec.loss = 0.2;
-            let mut link = Link::new("t", spec, seed);
-            for i in 0..10_000u64 {
-                link.advance(i * 1000);
-                link.enqueue(i * 1000, pkt(0, 100));
-            }
-            link.stats.lost_pkts
-        };
-        assert_eq!(run(7), run(7));
-        assert_ne!(run(7), run(8));
-        let lost = run(7);
-        assert!((1800..2200).contains(&lost), "{lost}");
+    fn a_random_loss_is_counted_and_never_delivered() {
+        let mut spec = LinkSpec::new(1_000_000_000, 0, 100_000);
+        spec.loss = 0.5;
+        let mut link = Link::new("t", spec, 7);
+        for i in 0..1000u64 {
+            link.advance(i * 1000);
+            link.enqueue(i * 1000, pkt(0, 100));
+        }
+        link.advance(u64::MAX / 2);
+        while link.pop_delivery(u64::MAX).is_some() {}
+        let lost = link.stats.lost_pkts;
+        assert!((400..600).contains(&lost), "{lost}");
+        assert_eq!(link.stats.arrived_pkts, 1000);
+        assert_eq!(link.stats.delivered_pkts, 1000 - lost);
     }
 
     #[test]

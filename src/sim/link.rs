@@ -1,78 +1,19 @@
-//! A one-way link: random loss, then a drop-tail FIFO in front of a
-//! serializer of fixed rate, then a fixed propagation delay, and optionally
-//! ACK aggregation at the far end.
-//!
-//! Convention (ns-3's, and the Vegas paper's "buffer of B packets"): the
-//! packet being serialized has left the queue; the queue holds up to
-//! `buffer_pkts` packets *waiting*. A packet arriving to a full queue is
-//! dropped. Serialization of an L-byte packet takes L*8/rate. Rate, delay and
-//! loss can change during a run; a packet already on the wire keeps the
-//! delay it started with.
-//!
-//! Queue log (one line per event, a text format close to mahimahi's):
-//! `<time_ms> <event> <bytes> <queue_pkts> <flow>` where event is `+`
-//! (enqueued, or straight into service), `-` (leaves the queue and starts
-//! service), `d` (drop-tail drop), `l` (random loss); `queue_pkts` is the
-//! number of packets waiting after the event. Lines starting with `#` are
-//! comments.
+//! A one-way link in virtual time: the model of `vegas_interop::model`
+//! (random loss, then a drop-tail FIFO in front of a serializer of fixed
+//! rate, then a fixed propagation delay, and optionally ACK aggregation at
+//! the far end), shared with the UDP emulator. Rate, delay and loss can
+//! change during a run; a packet already on the wire keeps the delay it
+//! started with. The simulator's event loop ([`super::net`]) schedules
+//! the ends of serialization this module returns.
 
 use std::collections::VecDeque;
 use std::io::BufWriter;
-use std::io::Write;
 
-use rand::Rng;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+pub use vegas_interop::model::LinkSpec;
+use vegas_interop::model::LossModel;
+use vegas_interop::model::QueueLog;
 
 use super::Nanos;
-
-/// A link's parameters (those that can change during a run).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LinkSpec {
-    /// Serialization rate in bit/s.
-    pub rate_bps: u64,
-    /// One-way propagation delay.
-    pub delay_ns: Nanos,
-    /// Waiting room, in packets (the packet in service not counted).
-    pub buffer_pkts: usize,
-    /// Packet error rate in [0, 1).
-    pub loss: f64,
-    /// Mean loss burst length in packets (1: independent losses).
-    pub loss_burst_pkts: f64,
-    /// Far-end release every this many ns (ACK aggregation), 0 = off.
-    pub aggregation_ns: Nanos,
-}
-
-impl LinkSpec {
-    /// A lossless link without aggregation.
-    pub fn new(rate_bps: u64, delay_ns: Nanos, buffer_pkts: usize) -> Self {
-        LinkSpec {
-            rate_bps,
-            delay_ns,
-            buffer_pkts,
-            loss: 0.0,
-            loss_burst_pkts: 1.0,
-            aggregation_ns: 0,
-        }
-    }
-
-    /// Time to serialize `bytes` at this link's rate, rounded up to 1 ns.
-    pub fn serialization_ns(&self, bytes: usize) -> Nanos {
-        let bits = bytes as u128 * 8 * 1_000_000_000;
-        bits.div_ceil(self.rate_bps as u128) as Nanos
-    }
-
-    /// When a packet that finished serialization at `tx_end` reaches the
-    /// far end.
-    pub fn arrival_ns(&self, tx_end: Nanos) -> Nanos {
-        let t = tx_end + self.delay_ns;
-        if self.aggregation_ns == 0 {
-            t
-        } else {
-            t.div_ceil(self.aggregation_ns) * self.aggregation_ns
-        }
-    }
-}
 
 /// A packet on its way through the network.
 #[derive(Debug)]
@@ -156,10 +97,8 @@ pub struct Link {
     busy: bool,
     /// When `queue.len()` last changed (for the time integrals).
     last_change_ns: Nanos,
-    /// Gilbert loss model state: in the bad state packets are lost.
-    loss_bad_state: bool,
-    rng: ChaCha8Rng,
-    log: Option<BufWriter<std::fs::File>>,
+    loss: LossModel,
+    log: Option<QueueLog>,
     pub stats: LinkStats,
 }
 
@@ -181,8 +120,7 @@ impl Link {
             queue: VecDeque::new(),
             busy: false,
             last_change_ns: 0,
-            loss_bad_state: false,
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            loss: LossModel::new(seed),
             log: None,
             stats: LinkStats {
                 queue_time_ns: vec![0; spec.buffer_pkts.min(100_000) + 1],
@@ -194,29 +132,14 @@ impl Link {
     /// Writes the queue log to `file`; `origin` (scenario, seed, version)
     /// goes into its header.
     pub fn set_log(&mut self, file: std::fs::File, origin: &str) -> std::io::Result<()> {
-        let mut w = BufWriter::new(file);
-        writeln!(w, "# {origin}")?;
-        writeln!(
-            w,
-            "# queue log of link {} ({} bit/s, buffer {} packets)",
-            self.name, self.spec.rate_bps, self.spec.buffer_pkts
-        )?;
-        writeln!(
-            w,
-            "# time_ms event bytes queue_pkts flow   (+ enqueue, - start of service, d drop-tail, l random loss)"
-        )?;
-        self.log = Some(w);
+        let out = Box::new(BufWriter::new(file));
+        self.log = Some(QueueLog::new(out, &self.name, &self.spec, Some(origin))?);
         Ok(())
     }
 
     fn log(&mut self, now: Nanos, event: char, bytes: usize, flow: usize) {
-        if let Some(w) = &mut self.log {
-            let _ = writeln!(
-                w,
-                "{:.6} {event} {bytes} {} {flow}",
-                now as f64 / 1e6,
-                self.queue.len()
-            );
+        if let Some(log) = &mut self.log {
+            log.event(now, event, bytes, self.queue.len(), flow);
         }
     }
 
@@ -236,29 +159,6 @@ impl Link {
         self.last_change_ns = now;
     }
 
-    /// Random loss: independent, or a Gilbert two-state model whose bad
-    /// state lasts `loss_burst_pkts` packets on average and whose
-    /// stationary loss rate is `loss`.
-    fn random_loss(&mut self) -> bool {
-        let p = self.spec.loss;
-        if p <= 0.0 {
-            return false;
-        }
-        let burst = self.spec.loss_burst_pkts;
-        if burst <= 1.0 {
-            return self.rng.gen::<f64>() < p;
-        }
-        let leave_bad = 1.0 / burst;
-        let enter_bad = p / (burst * (1.0 - p));
-        let u: f64 = self.rng.gen();
-        self.loss_bad_state = if self.loss_bad_state {
-            u >= leave_bad
-        } else {
-            u < enter_bad
-        };
-        self.loss_bad_state
-    }
-
     /// A packet arrives at the link. If the serializer is idle it starts at
     /// once (the packet is put in `in_service`), otherwise it waits or is
     /// dropped.
@@ -270,7 +170,7 @@ impl Link {
     ) -> LinkAction {
         self.account(now);
         let (bytes, flow) = (packet.data.len(), packet.flow);
-        if self.random_loss() {
+        if self.loss.lose(&self.spec) {
             self.stats.lost_pkts += 1;
             self.log(now, 'l', bytes, flow);
             return LinkAction::None;
@@ -327,8 +227,8 @@ impl Link {
     /// Closes the time integrals at the end of a run and flushes the log.
     pub fn finish(&mut self, now: Nanos) {
         self.account(now);
-        if let Some(w) = &mut self.log {
-            let _ = w.flush();
+        if let Some(log) = &mut self.log {
+            log.flush();
         }
     }
 }
@@ -345,13 +245,6 @@ mod tests {
             sent_at: 0,
             data: vec![0; len],
         }
-    }
-
-    #[test]
-    fn serialization_time_is_size_over_rate() {
-        let spec = LinkSpec::new(1_600_000, 0, 10);
-        // 1000 bytes at 200 KB/s = 5 ms.
-        assert_eq!(spec.serialization_ns(1000), 5_000_000);
     }
 
     #[test]
@@ -382,50 +275,19 @@ mod tests {
     }
 
     #[test]
-    fn aggregation_releases_on_interval_boundaries() {
-        let mut spec = LinkSpec::new(8_000_000, 5_000_000, 10);
-        spec.aggregation_ns = 20_000_000;
-        assert_eq!(spec.arrival_ns(1), 20_000_000);
-        assert_eq!(spec.arrival_ns(15_000_000), 20_000_000);
-        assert_eq!(spec.arrival_ns(15_000_001), 40_000_000);
-    }
-
-    fn loss_run(loss: f64, burst: f64, seed: u64) -> (u64, f64) {
+    fn a_random_loss_is_counted_and_never_queued() {
         let mut spec = LinkSpec::new(1_000_000_000, 0, 1_000_000);
-        spec.loss = loss;
-        spec.loss_burst_pkts = burst;
-        let mut link = Link::new("l", spec, seed);
-        let n = 200_000;
-        let mut lost = 0u64;
-        let mut runs = 0u64;
-        let mut prev_lost = false;
-        for _ in 0..n {
+        spec.loss = 0.5;
+        let mut link = Link::new("l", spec, 7);
+        for _ in 0..1000 {
             let mut s = None;
-            let before = link.stats.lost_pkts;
             link.enqueue(0, pkt(100), &mut s);
-            let l = link.stats.lost_pkts > before;
-            if l {
-                lost += 1;
-                if !prev_lost {
-                    runs += 1;
-                }
-            }
-            prev_lost = l;
         }
-        (lost, lost as f64 / runs.max(1) as f64)
-    }
-
-    #[test]
-    fn random_loss_matches_rate_and_burst_length() {
-        let (lost, burst) = loss_run(0.01, 1.0, 7);
-        assert!((lost as f64 / 200_000.0 - 0.01).abs() < 0.002, "{lost}");
-        assert!(burst < 1.1, "{burst}");
-        let (lost, burst) = loss_run(0.01, 4.0, 7);
-        assert!((lost as f64 / 200_000.0 - 0.01).abs() < 0.003, "{lost}");
-        assert!((burst - 4.0).abs() < 0.6, "{burst}");
-        // Same seed, same losses; another seed, other losses.
-        assert_eq!(loss_run(0.01, 1.0, 7).0, loss_run(0.01, 1.0, 7).0);
-        assert_ne!(loss_run(0.01, 1.0, 7).0, loss_run(0.01, 1.0, 8).0);
+        let lost = link.stats.lost_pkts;
+        assert!((400..600).contains(&lost), "{lost}");
+        // The rest went into service (one) or waits.
+        assert_eq!(link.stats.enqueued_pkts, 1000 - lost);
+        assert_eq!(link.queue_len() as u64, 1000 - lost - 1);
     }
 
     /// Feeds `n` packets of `len` bytes at a constant bit rate into a link

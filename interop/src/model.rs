@@ -1,0 +1,215 @@
+//! The link model shared by the simulator (`quiche-vegas`'s
+//! `src/sim/link.rs`, virtual time) and the emulator ([`crate::link`], real
+//! time): a link's parameters, its random loss and its queue log. Each side
+//! keeps only its own queue and clock handling.
+//!
+//! Model: random loss, then a drop-tail FIFO in front of a serializer of
+//! fixed rate, then a fixed one-way delay, and optionally aggregation at the
+//! far end (packets released only at multiples of `aggregation_ns`, the "ACK
+//! aggregation" knob when applied to the client-to-server direction).
+//! Convention (ns-3's, and the Vegas paper's "buffer of B packets"): the
+//! packet being serialized has left the queue; `buffer_pkts` counts packets
+//! *waiting*. Serialization of L bytes takes L*8/rate; a packet on the wire
+//! keeps the delay it started with.
+//!
+//! Queue log (one line per event, a text format close to mahimahi's):
+//! `<time_ms> <event> <bytes> <queue_pkts> <flow>` where event is `+`
+//! (enqueued, or straight into service), `-` (leaves the queue and starts
+//! service), `d` (drop-tail drop), `l` (random loss); `queue_pkts` is the
+//! number of packets waiting after the event. Lines starting with `#` are
+//! comments.
+
+use std::io::Write;
+
+use rand::Rng;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// Nanoseconds (virtual time in the simulator, time since start in the
+/// emulator).
+pub type Nanos = u64;
+
+/// A link's parameters (all can change during a run).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkSpec {
+    /// Serialization rate in bit/s.
+    pub rate_bps: u64,
+    /// One-way propagation delay.
+    pub delay_ns: Nanos,
+    /// Waiting room, in packets (the packet in service not counted).
+    pub buffer_pkts: usize,
+    /// Packet loss rate in [0, 1).
+    pub loss: f64,
+    /// Mean loss burst length in packets (1: independent losses; above 1, a
+    /// Gilbert two-state model with stationary loss rate `loss`).
+    pub loss_burst_pkts: f64,
+    /// Far-end release every this many ns (ACK aggregation), 0 = off.
+    pub aggregation_ns: Nanos,
+}
+
+impl LinkSpec {
+    /// A lossless link without aggregation.
+    pub fn new(rate_bps: u64, delay_ns: Nanos, buffer_pkts: usize) -> Self {
+        LinkSpec {
+            rate_bps,
+            delay_ns,
+            buffer_pkts,
+            loss: 0.0,
+            loss_burst_pkts: 1.0,
+            aggregation_ns: 0,
+        }
+    }
+
+    /// Time to serialize `bytes` at this link's rate, rounded up to 1 ns.
+    pub fn serialization_ns(&self, bytes: usize) -> Nanos {
+        let bits = bytes as u128 * 8 * 1_000_000_000;
+        bits.div_ceil(self.rate_bps.max(1) as u128) as Nanos
+    }
+
+    /// When a packet that finished serialization at `tx_end` reaches the
+    /// far end.
+    pub fn arrival_ns(&self, tx_end: Nanos) -> Nanos {
+        let t = tx_end + self.delay_ns;
+        if self.aggregation_ns == 0 {
+            t
+        } else {
+            t.div_ceil(self.aggregation_ns) * self.aggregation_ns
+        }
+    }
+}
+
+/// A link's random loss: independent, or a Gilbert two-state model whose
+/// bad state lasts `loss_burst_pkts` packets on average and whose
+/// stationary loss rate is `loss`. Seeded, so a run can be repeated.
+#[derive(Clone, Debug)]
+pub struct LossModel {
+    rng: ChaCha8Rng,
+    /// Gilbert model state: in the bad state packets are lost.
+    bad_state: bool,
+}
+
+impl LossModel {
+    pub fn new(seed: u64) -> Self {
+        LossModel {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            bad_state: false,
+        }
+    }
+
+    /// Whether the next packet is lost under `spec`'s loss parameters.
+    pub fn lose(&mut self, spec: &LinkSpec) -> bool {
+        let p = spec.loss;
+        if p <= 0.0 {
+            return false;
+        }
+        let burst = spec.loss_burst_pkts;
+        if burst <= 1.0 {
+            return self.rng.gen::<f64>() < p;
+        }
+        let leave_bad = 1.0 / burst;
+        let enter_bad = p / (burst * (1.0 - p));
+        let u: f64 = self.rng.gen();
+        self.bad_state = if self.bad_state {
+            u >= leave_bad
+        } else {
+            u < enter_bad
+        };
+        self.bad_state
+    }
+}
+
+/// A link's queue log (module documentation for the format).
+pub struct QueueLog {
+    out: Box<dyn Write + Send>,
+}
+
+impl QueueLog {
+    /// Writes the header: `origin` (scenario, seed, version), if any, then
+    /// the link's name, rate and buffer, then the column legend.
+    pub fn new(
+        mut out: Box<dyn Write + Send>,
+        link_name: &str,
+        spec: &LinkSpec,
+        origin: Option<&str>,
+    ) -> std::io::Result<Self> {
+        if let Some(origin) = origin {
+            writeln!(out, "# {origin}")?;
+        }
+        writeln!(
+            out,
+            "# queue log of link {link_name} ({} bit/s, buffer {} packets)",
+            spec.rate_bps, spec.buffer_pkts
+        )?;
+        writeln!(
+            out,
+            "# time_ms event bytes queue_pkts flow   (+ enqueue, - start of service, d drop-tail, l random loss)"
+        )?;
+        Ok(QueueLog { out })
+    }
+
+    /// One event; `queue_pkts` counts the packets waiting after it. A
+    /// failed write is ignored: the log is a by-product of the run.
+    pub fn event(&mut self, now: Nanos, event: char, bytes: usize, queue_pkts: usize, flow: usize) {
+        let _ = writeln!(
+            self.out,
+            "{:.6} {event} {bytes} {queue_pkts} {flow}",
+            now as f64 / 1e6
+        );
+    }
+
+    pub fn flush(&mut self) {
+        let _ = self.out.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serialization_time_is_size_over_rate() {
+        let spec = LinkSpec::new(1_600_000, 0, 10);
+        // 1000 bytes at 200 KB/s = 5 ms.
+        assert_eq!(spec.serialization_ns(1000), 5_000_000);
+        // Rounded up to whole nanoseconds: 1 byte at 3 bit/s.
+        assert_eq!(LinkSpec::new(3, 0, 1).serialization_ns(1), 2_666_666_667);
+    }
+
+    #[test]
+    fn aggregation_releases_on_interval_boundaries() {
+        let mut spec = LinkSpec::new(8_000_000, 5_000_000, 10);
+        assert_eq!(spec.arrival_ns(1), 5_000_001);
+        spec.aggregation_ns = 20_000_000;
+        assert_eq!(spec.arrival_ns(1), 20_000_000);
+        assert_eq!(spec.arrival_ns(15_000_000), 20_000_000);
+        assert_eq!(spec.arrival_ns(15_000_001), 40_000_000);
+    }
+
+    fn losses(seed: u64, loss: f64, burst: f64, n: usize) -> Vec<bool> {
+        let mut spec = LinkSpec::new(1, 0, 1);
+        spec.loss = loss;
+        spec.loss_burst_pkts = burst;
+        let mut model = LossModel::new(seed);
+        (0..n).map(|_| model.lose(&spec)).collect()
+    }
+
+    #[test]
+    fn loss_is_seeded_and_near_its_rate() {
+        assert_eq!(losses(7, 0.2, 1.0, 1000), losses(7, 0.2, 1.0, 1000));
+        assert_ne!(losses(7, 0.2, 1.0, 1000), losses(8, 0.2, 1.0, 1000));
+        let lost = losses(7, 0.2, 1.0, 10_000).iter().filter(|&&l| l).count();
+        assert!((1800..2200).contains(&lost), "{lost}");
+        assert!(!losses(7, 0.0, 1.0, 1000).contains(&true));
+    }
+
+    #[test]
+    fn gilbert_losses_come_in_bursts_of_the_mean_length() {
+        let lost = losses(3, 0.05, 4.0, 200_000);
+        let total = lost.iter().filter(|&&l| l).count() as f64;
+        let bursts = lost.windows(2).filter(|w| !w[0] && w[1]).count() as f64;
+        let rate = total / lost.len() as f64;
+        assert!((0.045..0.055).contains(&rate), "rate {rate}");
+        let mean_burst = total / bursts;
+        assert!((3.6..4.4).contains(&mean_burst), "mean burst {mean_burst}");
+    }
+}
