@@ -128,7 +128,12 @@
 //! - What remains: with an ACK every 8 or 16 packets and 20 ms
 //!   aggregation a round has 3 to 8 frames and its bounds stay several
 //!   packet times apart; the mean standing queue is then 4.9 and 6.6
-//!   packets, above beta + 1.
+//!   packets, above beta + 1. Part of it is BaseRTT creeping up as the
+//!   windowed minimum expires and each drain's smallest sample keeps a
+//!   hold. Holding BaseRTT while a drain's hold bounds still admit it was
+//!   measured and not kept: the queues drop to 1.1-1.9 packets, but a
+//!   window that only covers the pipe runs out before each release and
+//!   utilization falls (0.93 at N = 1; 0.81 at 20 Mbit/s).
 //! - A round that ends with fewer than `min_round_samples` RTT samples or
 //!   `min_round_bytes` bytes is extended to the next distinguished packet
 //!   instead of being reported.
