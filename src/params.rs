@@ -45,6 +45,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "pto_response",
     "pacing_gain",
     "pacing_period",
+    "pacing_headroom_pkts",
     "subtract_ack_delay",
     "round_rtt",
     "min_round_samples",
@@ -201,6 +202,12 @@ pub fn vegas(
                     "smoothed_rtt" => PacingPeriod::SmoothedRtt,
                     "credit_cycle" => PacingPeriod::CreditCycle,
                     _ => return Err(bad(key, v, "smoothed_rtt or credit_cycle")),
+                }
+            }
+            "pacing_headroom_pkts" => {
+                c.pacing_headroom_pkts = match v {
+                    "none" | "off" => None,
+                    _ => Some(parse(key, v, "a number of packets > 0, or none")?),
                 }
             }
             "subtract_ack_delay" => c.sampler.subtract_ack_delay = parse_bool(key, v)?,
@@ -476,6 +483,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(v.config().pacing_gain, None);
+        let capped = |value: &str| {
+            vegas(
+                PLAIN,
+                "vegas",
+                &params(&[("pacing_headroom_pkts", value)]),
+                10,
+                1200,
+            )
+            .map(|v| v.config().pacing_headroom_pkts)
+        };
+        assert_eq!(capped("none").unwrap(), None);
+        assert_eq!(capped("2").unwrap(), Some(2.0));
+        let e = capped("0").unwrap_err().to_string();
+        assert!(
+            e.contains("pacing_headroom_pkts") && e.contains("> 0"),
+            "{e}"
+        );
+        let e = capped("lots").unwrap_err().to_string();
+        assert!(
+            e.contains("pacing_headroom_pkts") && e.contains("none"),
+            "{e}"
+        );
         let r = newreno(&params(&[("pacing_gain", "2")]), 10, 1200).unwrap();
         assert_eq!(r.config().pacing_gain, Some(2.0));
     }

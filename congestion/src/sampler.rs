@@ -125,15 +125,16 @@
 //!   window that cannot grow). Measured with 20 ms aggregation: an ACK every
 //!   8 packets goes from 37% to 99.4% steady utilization, every 16 from 55%
 //!   to 99.9%.
-//! - What remains: with an ACK every 8 or 16 packets and 20 ms
-//!   aggregation a round has 3 to 8 frames and its bounds stay several
-//!   packet times apart; the mean standing queue is then 4.9 and 6.6
-//!   packets, above beta + 1. Part of it is BaseRTT creeping up as the
-//!   windowed minimum expires and each drain's smallest sample keeps a
-//!   hold. Holding BaseRTT while a drain's hold bounds still admit it was
-//!   measured and not kept: the queues drop to 1.1-1.9 packets, but a
-//!   window that only covers the pipe runs out before each release and
-//!   utilization falls (0.93 at N = 1; 0.81 at 20 Mbit/s).
+//! - The round's minimum RTT reads the trough of any queue that swings
+//!   within a round. Pacing one window per credit cycle ran ahead of the
+//!   bottleneck each time the window stalled on a release, so the queue
+//!   rose for a round and drained in the stall, unseen (mean 4.9 and 6.6
+//!   packets at N = 8 and 16 with 20 ms aggregation). The Vegas family
+//!   therefore caps its pacing at the recent Actual plus a few packets per
+//!   round and paces its BaseRTT drains (`VegasConfig::pacing_headroom_pkts`
+//!   in `vegas.rs`): 2.5 and 3.6 packets. With an ACK every 16 packets a
+//!   round still has only 3 to 5 frames, and its bounds can be 20 ms apart;
+//!   some paths still lock there (README, issue 5 table).
 //! - A round that ends with fewer than `min_round_samples` RTT samples or
 //!   `min_round_bytes` bytes is extended to the next distinguished packet
 //!   instead of being reported.
