@@ -21,6 +21,16 @@ impl ParamError {
             allowed: allowed.into(),
         }
     }
+
+    /// Ok for None or a finite value > 0 (optional gains and headrooms).
+    pub fn check_positive_or_none(field: &'static str, value: Option<f64>) -> Result<(), Self> {
+        match value {
+            Some(v) if !(v.is_finite() && v > 0.0) => {
+                Err(ParamError::new(field, v, "a finite number > 0, or none"))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 impl fmt::Display for ParamError {

@@ -112,15 +112,7 @@ impl NewRenoConfig {
                 "a finite number in (0, 1)",
             ));
         }
-        if let Some(gain) = self.pacing_gain {
-            if !(gain.is_finite() && gain > 0.0) {
-                return Err(ParamError::new(
-                    "pacing_gain",
-                    gain,
-                    "a finite number > 0, or none",
-                ));
-            }
-        }
+        ParamError::check_positive_or_none("pacing_gain", self.pacing_gain)?;
         Ok(())
     }
 }

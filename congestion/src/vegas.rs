@@ -557,24 +557,8 @@ impl VegasConfig {
                 "a finite number in (0, 1)",
             ));
         }
-        if let Some(gain) = self.pacing_gain {
-            if !(gain.is_finite() && gain > 0.0) {
-                return Err(ParamError::new(
-                    "pacing_gain",
-                    gain,
-                    "a finite number > 0, or none",
-                ));
-            }
-        }
-        if let Some(headroom) = self.pacing_headroom_pkts {
-            if !(headroom.is_finite() && headroom > 0.0) {
-                return Err(ParamError::new(
-                    "pacing_headroom_pkts",
-                    headroom,
-                    "a finite number of packets > 0, or none",
-                ));
-            }
-        }
+        ParamError::check_positive_or_none("pacing_gain", self.pacing_gain)?;
+        ParamError::check_positive_or_none("pacing_headroom_pkts", self.pacing_headroom_pkts)?;
         self.alpha_beta_pkts()?;
         if let Some(rate) = self.gamma_rate_pkts_per_sec {
             if !(rate.is_finite() && rate > 0.0) {
