@@ -158,13 +158,22 @@ fn has_libclang() -> bool {
     dirs.iter().any(|d| {
         fs::read_dir(d)
             .map(|entries| {
-                entries.flatten().any(|e| {
-                    let n = e.file_name().to_string_lossy().to_string();
-                    n.starts_with("libclang") && n.contains(".so")
-                })
+                entries
+                    .flatten()
+                    .any(|e| is_libclang(&e.file_name().to_string_lossy()))
             })
             .unwrap_or(false)
     })
+}
+
+/// libclang itself (`libclang.so`, `libclang-14.so.1`), not
+/// `libclang-cpp.so.14`, which LLVM installs without it and bindgen cannot
+/// use.
+fn is_libclang(name: &str) -> bool {
+    let versioned = name
+        .strip_prefix("libclang-")
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    (name.starts_with("libclang.so") || versioned) && name.contains(".so")
 }
 
 fn patches() -> Result<Vec<PathBuf>> {
