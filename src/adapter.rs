@@ -292,6 +292,13 @@ impl CongestionController for Adapter {
         self.controller.phase().as_str()
     }
 
+    /// A packet's send time is when `send()` made it, not its pacing
+    /// release time: an application that sends early (a release horizon)
+    /// or not paced at all would otherwise shorten every RTT sample.
+    fn time_sent_set_to_now(&self) -> bool {
+        true
+    }
+
     fn drain_qlog_events(&mut self, sink: &mut dyn FnMut(Instant, qlog::events::JsonEvent)) {
         while let Some(ev) = self.qlog_queue.pop() {
             let (time, json) = crate::qlog::to_json_event(&ev);

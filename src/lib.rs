@@ -21,6 +21,7 @@ pub mod plot;
 pub mod qlog;
 #[cfg(feature = "sim")]
 pub mod qvis;
+pub mod sending;
 #[cfg(feature = "sim")]
 pub mod sim;
 
