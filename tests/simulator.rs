@@ -42,6 +42,7 @@ fn run_report(s: &Scenario) -> Report {
 fn json_without_wall_time(r: &Report) -> String {
     let mut v = serde_json::to_value(r).unwrap();
     v["wall_seconds"] = serde_json::Value::Null;
+    v["peak_rss_mb"] = serde_json::Value::Null;
     v.to_string()
 }
 
@@ -227,6 +228,7 @@ fn cli_json_contract() {
         "seed",
         "sim_seconds",
         "wall_seconds",
+        "peak_rss_mb",
         "jain_index",
         "flows",
         "links",

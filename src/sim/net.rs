@@ -937,11 +937,18 @@ impl Simulator {
                     f.to_send = Some(f.bytes_target.unwrap_or(u64::MAX));
                 }
             }
-            while let Some(remaining) = f.to_send.filter(|r| *r > 0) {
-                let n = remaining.min(self.zeros.len() as u64) as usize;
+            // Back-pressure, as a real server has: write only what keeps
+            // about one window unsent in quiche (which accepts a window's
+            // worth on every call, however much already waits).
+            let mut budget = crate::sending::send_budget_bytes(conn) as u64;
+            while let Some(remaining) = f.to_send.filter(|r| *r > 0 && budget > 0) {
+                let n = remaining.min(self.zeros.len() as u64).min(budget) as usize;
                 let fin = f.bytes_target.is_some() && n as u64 == remaining;
                 match conn.stream_send(STREAM_ID, &self.zeros[..n], fin) {
-                    Ok(written) => f.to_send = Some(remaining - written as u64),
+                    Ok(written) => {
+                        f.to_send = Some(remaining - written as u64);
+                        budget -= written as u64;
+                    }
                     Err(quiche::Error::Done) => break,
                     Err(e) => return Err(e).context("server stream_send"),
                 }

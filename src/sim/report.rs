@@ -21,6 +21,9 @@
 //! - `loss_based_over_vegas`: bytes delivered by the loss-based flows
 //!   (newreno, reno, cubic) over those of the Vegas-family flows, the
 //!   ACK_R/ACK_V ratio of seed 003's tables; null without both groups.
+//! - `peak_rss_mb`: the process's peak resident memory (VmHWM, Linux) when
+//!   the summary was made, in MiB: the whole run's when `vegas-lab` runs
+//!   one scenario; null where the system does not report it.
 //! - links: `utilization` = serializer busy time / run time; queues are
 //!   waiting packets, time-weighted. `steady_utilization` and
 //!   `steady_mean_queue_pkts` count only the second half of the time limit
@@ -86,6 +89,7 @@ pub struct Report {
     /// The time limit ended the run with flows unfinished.
     pub timed_out: bool,
     pub events: u64,
+    pub peak_rss_mb: Option<f64>,
     pub jain_index: Option<f64>,
     pub loss_based_over_vegas: Option<f64>,
     pub flows: Vec<FlowReport>,
@@ -103,6 +107,15 @@ fn percentile(sorted: &[Nanos], q: f64) -> Option<Nanos> {
     }
     let rank = ((sorted.len() as f64 * q).ceil() as usize).clamp(1, sorted.len());
     Some(sorted[rank - 1])
+}
+
+/// The process's peak resident set size in MiB (VmHWM in
+/// /proc/self/status), or None where the system does not report it.
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
 }
 
 /// Jain's fairness index of `xs`.
@@ -265,6 +278,7 @@ pub fn report(scenario: &Scenario, result: &SimResult, wall_seconds: f64) -> Rep
         wall_seconds,
         timed_out: result.timed_out,
         events: result.events,
+        peak_rss_mb: peak_rss_mb(),
         jain_index: jain_index(&goodputs),
         loss_based_over_vegas: (has_both && vegas > 0).then(|| loss_based as f64 / vegas as f64),
         flows,
@@ -302,6 +316,16 @@ mod tests {
         assert!((c - 7.0).abs() < 1e-9, "{c}");
         // Too short a flow has no convergence time.
         assert_eq!(convergence_rtts(&series, 0, 900 * ms, 100 * ms), None);
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn peak_rss_is_read_from_the_process() {
+        // At least what this test itself holds touched.
+        let held = vec![1u8; 64 << 20];
+        let peak = peak_rss_mb().unwrap();
+        assert!(peak >= 64.0, "{peak}");
+        drop(held);
     }
 
     #[test]
