@@ -36,6 +36,12 @@ pub(crate) use params::VEGAS_PARAMS;
 
 /// What a controller saw, recorded when a [`Trace`] is attached: for tests
 /// and the simulator's metrics. Recording allocates; it is off by default.
+///
+/// Cost: the counters are fixed; `cwnd` grows by one [`CwndSample`] (56
+/// bytes) per change of window, slow-start threshold or phase (per round
+/// for the Vegas family, per ACK frame for NewReno in congestion
+/// avoidance); `events` by one [`ControllerEvent`] per decision record
+/// (per round).
 #[derive(Debug, Default, Clone)]
 pub struct TraceData {
     /// Packets handed to the controller as sent (in flight).
@@ -49,7 +55,8 @@ pub struct TraceData {
     /// Packets discarded with their packet number space (never acked/lost).
     pub neutered_packets: u64,
     pub pto_events: u64,
-    /// The window after every event.
+    /// The window after every event that changed it (or the threshold or
+    /// the phase).
     pub cwnd: Vec<CwndSample>,
     /// Every decision record the controller made.
     pub events: Vec<ControllerEvent>,
@@ -165,13 +172,21 @@ impl Adapter {
             }
         }
         if let Some(trace) = &self.trace {
-            trace.lock().unwrap().cwnd.push(CwndSample {
+            let sample = CwndSample {
                 time: now,
                 cwnd_bytes: self.controller.cwnd_bytes(),
                 ssthresh_bytes: self.controller.ssthresh_bytes(),
                 bytes_in_flight,
                 phase: self.controller.phase(),
+            };
+            let cwnd = &mut trace.lock().unwrap().cwnd;
+            let changed = cwnd.last().is_none_or(|last| {
+                (last.cwnd_bytes, last.ssthresh_bytes, last.phase)
+                    != (sample.cwnd_bytes, sample.ssthresh_bytes, sample.phase)
             });
+            if changed {
+                cwnd.push(sample);
+            }
         }
     }
 

@@ -178,7 +178,7 @@ fn fingerprint(r: &SimResult) -> String {
         r.sim_ns,
         r.events,
         f.cwnd_series,
-        f.rtt_samples_ns,
+        (f.rtt.count(), f.rtt.mean_ns(), f.rtt.min_per_second()),
     )
 }
 

@@ -16,12 +16,14 @@
 //! - [`scenario`]: the TOML scenario format, `--set` overrides, validation.
 //! - [`link`]: a link (loss, drop-tail FIFO, serializer, delay, aggregation).
 //! - [`net`]: the topology and the event loop.
-//! - [`report`]: metrics and the JSON summary.
+//! - [`report`]: metrics and the JSON summary; [`rtt`]: a flow's RTT
+//!   samples in constant memory.
 
 pub mod demo;
 pub mod link;
 pub mod net;
 pub mod report;
+pub mod rtt;
 pub mod scenario;
 
 use std::time::Duration;

@@ -30,6 +30,7 @@ use super::link::Link;
 use super::link::LinkAction;
 use super::link::LinkSpec;
 use super::link::Packet;
+use super::rtt::RttStats;
 use super::scenario::cc_spec;
 use super::scenario::LinkChange;
 use super::scenario::Scenario;
@@ -78,9 +79,9 @@ pub struct FlowResult {
     pub sent_packets: u64,
     pub acked_bytes: u64,
     pub pto_count: u64,
-    /// Network RTT samples (ns): each data packet's one-way delay plus the
-    /// latest one-way delay of the reverse path.
-    pub rtt_samples_ns: Vec<Nanos>,
+    /// Network RTT samples: each data packet's one-way delay plus the
+    /// latest one-way delay of the reverse path (flows under study only).
+    pub rtt: RttStats,
     /// The server's congestion window (time, bytes) whenever it changed.
     pub cwnd_series: Vec<(Nanos, usize)>,
     /// The controller's slow-start exit (time, cwnd bytes), vegas-cc only.
@@ -186,7 +187,7 @@ struct Flow {
     ack_deadline: Option<Nanos>,
     ack_generation: u64,
     last_reverse_delay_ns: Option<Nanos>,
-    rtt_samples_ns: Vec<Nanos>,
+    rtt: RttStats,
     cwnd_series: Vec<(Nanos, usize)>,
 }
 
@@ -503,7 +504,7 @@ impl Simulator {
             ack_deadline: None,
             ack_generation: 0,
             last_reverse_delay_ns: None,
-            rtt_samples_ns: Vec::new(),
+            rtt: RttStats::default(),
             cwnd_series: Vec::new(),
         });
         self.schedule(start_ns, EventKind::Start { flow: i });
@@ -587,7 +588,10 @@ impl Simulator {
             .enumerate()
             .map(|(id, f)| {
                 let stats = f.server.conn.as_ref().map(|c| c.stats());
-                let trace = f.trace.as_ref().map(|t| t.lock().unwrap().clone());
+                let trace = f
+                    .trace
+                    .as_ref()
+                    .map(|t| std::mem::take(&mut *t.lock().unwrap()));
                 let pto = f
                     .server
                     .conn
@@ -608,7 +612,7 @@ impl Simulator {
                     sent_packets: stats.as_ref().map_or(0, |s| s.sent as u64),
                     acked_bytes: stats.as_ref().map_or(0, |s| s.acked_bytes),
                     pto_count: pto,
-                    rtt_samples_ns: std::mem::take(&mut f.rtt_samples_ns),
+                    rtt: std::mem::take(&mut f.rtt),
                     cwnd_series: std::mem::take(&mut f.cwnd_series),
                     slow_start_exit: trace.as_ref().and_then(|t| {
                         t.events.iter().find_map(|e| match e {
@@ -787,8 +791,8 @@ impl Simulator {
             f.last_reverse_delay_ns = Some(one_way);
             (f.client.addr, f.server.addr)
         } else {
-            if let Some(rev) = f.last_reverse_delay_ns {
-                f.rtt_samples_ns.push(one_way + rev);
+            if let (Some(rev), false) = (f.last_reverse_delay_ns, f.background) {
+                f.rtt.record(now, one_way + rev);
             }
             (f.server.addr, f.client.addr)
         };
