@@ -325,3 +325,87 @@ fn rtt_samples_stay_right_when_the_application_does_not_pace() {
     let rtt = min_rtt_unpaced(Algorithm::QuicheCubic, false);
     assert!(rtt >= path_rtt, "cubic: {rtt:?}");
 }
+
+/// Regression (quiche 0.30.0, fixed by 0003-stale-flushable-stream.patch):
+/// a stream whose data is acknowledged while a PTO has queued it for
+/// retransmission stayed in quiche's queue of streams to send with nothing
+/// to send; at the front of the queue (urgency 0, as HTTP/3's control and
+/// QPACK streams) it blocked every stream behind it until the idle timeout.
+/// Under load `h3-server` stalled about 1 connection in 130 this way.
+#[test]
+fn a_stream_acknowledged_while_queued_for_a_probe_does_not_block_the_others() {
+    let mut pair = Pair::new(Algorithm::Vegas, false);
+    let mut sender = PacedSender::new(false);
+    pair.connect(&mut sender);
+    // Everything so far is acknowledged.
+    pair.set_time(pair.now + Duration::from_millis(200));
+    pair.deliver();
+    pair.client_sends();
+    pair.next_arrival();
+    assert!(pair.wire.is_empty());
+    // Two urgent one-byte streams, one packet each; the packets are held.
+    let mut held = Vec::new();
+    for stream_id in [1, 5] {
+        pair.server.stream_priority(stream_id, 0, false).unwrap();
+        pair.server.stream_send(stream_id, b"x", false).unwrap();
+        let _ = pair.server_flushes(&mut sender);
+        held.extend(pair.wire.drain(..).filter(|w| !w.2));
+    }
+    assert_eq!(held.len(), 2);
+    // Two PTOs: the second queues both streams' bytes again; one probe
+    // goes (one STREAM frame per packet: stream 1's) and is held too.
+    for _ in 0..2 {
+        let t = pair.server.timeout_instant().unwrap();
+        pair.set_time(t);
+        pair.server.on_timeout();
+        let mut out = [0u8; 1500];
+        let (len, _) = pair.server.send(&mut out).unwrap();
+        held.push((pair.now + ONE_WAY, out[..len].to_vec(), false));
+    }
+    // The originals arrive and the client's ACK returns before the second
+    // probe is sent: stream 5's byte is acknowledged while still queued.
+    for (_, d, to_server) in held.drain(..) {
+        pair.wire.push_back((pair.now + ONE_WAY, d, to_server));
+    }
+    pair.next_arrival();
+    pair.client_sends();
+    pair.next_arrival();
+    // The response on stream 0 (default urgency, behind the urgent ones).
+    const RESPONSE: usize = 20_000;
+    let mut written = 0;
+    let mut received = 0;
+    for _ in 0..200 {
+        if written < RESPONSE {
+            written += pair
+                .server
+                .stream_send(0, &vec![0u8; RESPONSE - written], true)
+                .unwrap_or(0);
+        }
+        let _ = pair.server_flushes(&mut sender);
+        pair.client_sends();
+        if pair.wire.is_empty() {
+            let Some(t) = [&pair.server, &pair.client]
+                .iter()
+                .filter_map(|c| c.timeout_instant())
+                .min()
+            else {
+                break; // nothing in flight, no timer: stalled
+            };
+            pair.set_time(t.max(pair.now));
+            pair.server.on_timeout();
+            pair.client.on_timeout();
+        } else {
+            pair.next_arrival();
+        }
+        received += pair.client_reads();
+        if received == RESPONSE || pair.server.is_closed() {
+            break;
+        }
+    }
+    assert_eq!(
+        received,
+        RESPONSE,
+        "stream 0 stalled with {} bytes unsent",
+        pair.server.tx_buffered()
+    );
+}
