@@ -323,7 +323,12 @@ pub struct VegasConfig {
     pub pacing_period: PacingPeriod,
     /// In congestion avoidance, never pace faster than the mean Actual of
     /// the last [`PACING_CAP_ROUNDS`] rounds plus this many packets per
-    /// round RTT ([`DEFAULT_PACING_HEADROOM_PKTS`]). Pacing one window per
+    /// round RTT ([`DEFAULT_PACING_HEADROOM_PKTS`]), and no faster than the
+    /// mean Actual alone while Diff exceeds beta plus this headroom (the
+    /// headroom, not the window, then built the queue: at 100 Mbit/s it
+    /// grew 3 packets a round to 98 while the unused window fell one a
+    /// round). The first round after a BaseRTT drain, sent at the drain's
+    /// pace, does not count in the mean. Pacing one window per
     /// credit cycle runs ahead of the bottleneck whenever the window stalls
     /// on an ACK release (the cycle then measures less than the window
     /// takes): the queue rises for a round and drains in the stall, and the
@@ -656,6 +661,9 @@ pub struct Vegas {
     recent_delivery: [Option<f64>; PACING_CAP_ROUNDS],
     /// The pacing ceiling they give; None: no cap in force.
     pacing_cap_bytes_per_sec: Option<f64>,
+    /// A drain ended with the last round: the next one's Actual is the
+    /// drain's, not the path's.
+    drain_just_ended: bool,
     events: EventQueue,
 }
 
@@ -715,6 +723,7 @@ impl Vegas {
             decrease_streak: 0,
             recent_delivery: [None; PACING_CAP_ROUNDS],
             pacing_cap_bytes_per_sec: None,
+            drain_just_ended: false,
             events: EventQueue::default(),
         })
     }
@@ -1125,6 +1134,7 @@ impl Vegas {
         round_rtt: Duration,
         phase: Phase,
         action: Action,
+        diff_pkts: f64,
     ) {
         let Some(headroom_pkts) = self.config.pacing_headroom_pkts else {
             return;
@@ -1141,14 +1151,30 @@ impl Vegas {
             self.clear_pacing_cap();
             return;
         }
-        self.recent_delivery.rotate_left(1);
-        self.recent_delivery[PACING_CAP_ROUNDS - 1] = Some(round.actual_bytes_per_sec);
+        // The first round after a drain was sent at the drain's pace: its
+        // Actual says nothing of the path.
+        if !std::mem::take(&mut self.drain_just_ended) {
+            self.recent_delivery.rotate_left(1);
+            self.recent_delivery[PACING_CAP_ROUNDS - 1] = Some(round.actual_bytes_per_sec);
+        }
         let rates = self.recent_delivery.iter().flatten();
         let (sum, count) = rates.fold((0.0, 0.0), |(sum, count), rate| (sum + rate, count + 1.0));
+        if count == 0.0 {
+            return;
+        }
         let delivery_bytes_per_sec = sum / count;
-        let headroom_bytes_per_sec =
-            headroom_pkts * self.max_datagram_size as f64 / round_rtt.as_secs_f64();
-        self.pacing_cap_bytes_per_sec = Some(delivery_bytes_per_sec + headroom_bytes_per_sec);
+        // A queue beyond beta plus the headroom is one the headroom built
+        // (the cap, not the window, set the rate): no headroom until it is
+        // back, as a window decrease would not slow a sender the cap holds
+        // below its window.
+        let step_pkts = if diff_pkts > self.beta_pkts + headroom_pkts {
+            0.0
+        } else {
+            headroom_pkts
+        };
+        let one_pkt_per_round = self.max_datagram_size as f64 / round_rtt.as_secs_f64();
+        self.pacing_cap_bytes_per_sec =
+            Some((delivery_bytes_per_sec + step_pkts * one_pkt_per_round).max(one_pkt_per_round));
     }
 
     fn clear_pacing_cap(&mut self) {
@@ -1172,6 +1198,7 @@ impl Vegas {
             if probe.rounds_left == 0 {
                 let probe = *probe;
                 self.probe = None;
+                self.drain_just_ended = true;
                 self.cwnd_bytes = self.cwnd_bytes.max(probe.restore_cwnd_bytes);
                 // With the flow's own queue drained, an RTT still more than
                 // beta packets above BaseRTT is not a queue it can drain:
@@ -1278,7 +1305,7 @@ impl Vegas {
         } else {
             self.congestion_avoidance_round(now, &diff)
         };
-        self.update_pacing_cap(round, round_rtt, phase, action);
+        self.update_pacing_cap(round, round_rtt, phase, action, diff.diff_pkts);
         if action == Action::Decrease {
             self.decrease_streak += 1;
         } else {
@@ -1962,6 +1989,39 @@ mod tests {
     }
 
     #[test]
+    fn a_queue_beyond_beta_plus_headroom_takes_the_headroom_away() {
+        // Diff = 20 * (1 - 100/160) = 7.5 packets > beta + 3: the cap is the
+        // mean Actual alone, so a sender the cap (not its window) holds
+        // stops adding to the queue.
+        let config = VegasConfig {
+            pacing_gain: Some(2.0),
+            ..windowed(10 * SECOND)
+        };
+        let mut h = Harness::in_congestion_avoidance_with(config, 20);
+        let d: Vec<RoundDecision> = [100, 160]
+            .iter()
+            .map(|&rtt_ms| {
+                h.round(rtt_ms * MS);
+                h.last_round()
+            })
+            .collect();
+        assert!(d[1].diff_pkts > 6.0, "{:?}", d[1]);
+        let mean_actual = (d[0].actual_bytes_per_sec + d[1].actual_bytes_per_sec) / 2.0;
+        let capped = h.cc.pacing_rate_bytes_per_sec(BASE_RTT).unwrap() as f64;
+        assert!(
+            (capped - mean_actual).abs() <= 1.0,
+            "{capped} vs {mean_actual}"
+        );
+        // Back within beta + 3 packets: the headroom returns.
+        h.round(100 * MS);
+        let d2 = h.last_round();
+        let mean_actual = (d[1].actual_bytes_per_sec + d2.actual_bytes_per_sec) / 2.0;
+        let cap = mean_actual + 3.0 * MDS as f64 / d2.round_rtt.as_secs_f64();
+        let capped = h.cc.pacing_rate_bytes_per_sec(BASE_RTT).unwrap() as f64;
+        assert!((capped - cap).abs() <= 1.0, "{capped} vs {cap}");
+    }
+
+    #[test]
     fn a_capped_drain_is_paced_below_actual_and_ends_with_an_unused_window() {
         let mut h = Harness::in_congestion_avoidance_with(windowed(2 * SECOND), 20);
         let queued_rtt = Duration::from_micros(111_111);
@@ -1996,6 +2056,15 @@ mod tests {
         assert_eq!(h.cwnd_pkts(), 20.0);
         let after = h.cc.pacing_rate_bytes_per_sec(BASE_RTT).unwrap() as f64;
         assert!(after > drain_rate + MDS as f64, "{after} vs {drain_rate}");
+        // The next round was still sent at the drain's pace: its small
+        // Actual does not pull the cap down; the one after counts again.
+        let before_drain = h.cc.recent_delivery;
+        h.drain_events();
+        h.round(BASE_RTT);
+        assert_eq!(h.last_round().action, Action::Increase);
+        assert_eq!(h.cc.recent_delivery, before_drain);
+        h.round(BASE_RTT);
+        assert_ne!(h.cc.recent_delivery, before_drain);
     }
 
     #[test]
