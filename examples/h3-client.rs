@@ -29,6 +29,9 @@ use std::time::Instant;
 
 use clap::Parser;
 use quiche::h3::NameValue;
+use quiche_vegas::sending;
+use quiche_vegas::sending::Flush;
+use quiche_vegas::sending::PacedSender;
 use ring::rand::SecureRandom;
 use ring::rand::SystemRandom;
 use url::Url;
@@ -36,7 +39,6 @@ use url::Url;
 #[path = "common/mod.rs"]
 mod common;
 
-use common::Flush;
 use common::MAX_DATAGRAM_BYTES;
 
 #[derive(Parser, Debug)]
@@ -277,7 +279,7 @@ fn fetch(args: Args) -> Result<bool, String> {
     let mut last_body_at: Option<Instant> = None;
     let mut h3: Option<quiche::h3::Connection> = None;
     let mut requests: HashMap<u64, Request> = HashMap::new();
-    let mut send_state = common::SendState::default();
+    let mut sender = PacedSender::new(!args.common.no_pacing);
     let mut next_send: Option<Instant> = None;
     let mut cwnd = CwndStats::default();
     let mut events = mio::Events::with_capacity(64);
@@ -287,24 +289,19 @@ fn fetch(args: Args) -> Result<bool, String> {
     let mut last_progress = start;
 
     // The client speaks first: send the Initial before waiting.
-    if let Flush::Failed(e) = common::flush(&mut conn, &socket, &mut send_state, &mut out, false) {
+    if let Flush::Failed(e) = sender.flush(&mut conn, &mut out, |d, to| socket.send_to(d, to)) {
         return Err(refused_or(peer, e));
     }
     loop {
-        let mut wake = common::earliest(conn.timeout_instant(), next_send);
-        wake = common::earliest(wake, Some(deadline));
+        let mut wake = sending::earliest(conn.timeout_instant(), next_send);
+        wake = sending::earliest(wake, Some(deadline));
         if !conn.is_established() {
-            wake = common::earliest(wake, Some(connect_deadline));
+            wake = sending::earliest(wake, Some(connect_deadline));
         }
         if progress {
-            wake = common::earliest(wake, Some(last_progress + Duration::from_millis(100)));
+            wake = sending::earliest(wake, Some(last_progress + Duration::from_millis(100)));
         }
-        let timeout = wake.map(|w| w.saturating_duration_since(Instant::now()));
-        if let Err(e) = poll.poll(&mut events, timeout) {
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                return Err(format!("poll failed: {e}"));
-            }
-        }
+        common::wait(&mut poll, &mut events, wake).map_err(|e| format!("poll failed: {e}"))?;
         loop {
             match socket.recv_from(&mut buf) {
                 Ok((len, from)) => {
@@ -439,13 +436,7 @@ fn fetch(args: Args) -> Result<bool, String> {
         if let Some(path) = conn.path_stats().next() {
             cwnd.add(path.cwnd);
         }
-        next_send = match common::flush(
-            &mut conn,
-            &socket,
-            &mut send_state,
-            &mut out,
-            !args.common.no_pacing,
-        ) {
+        next_send = match sender.flush(&mut conn, &mut out, |d, to| socket.send_to(d, to)) {
             Flush::Idle => None,
             Flush::HeldUntil(t) => Some(t),
             Flush::Failed(e) => return Err(refused_or(peer, e)),

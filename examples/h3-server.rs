@@ -13,7 +13,9 @@
 //! token (HMAC-SHA256 over client address, time and original connection ID)
 //! proves their address before any state is kept (`--no-retry` skips it).
 //! Prints `listening on ADDR` once the socket is bound (with port 0, the
-//! port the system chose).
+//! port the system chose). SIGINT or SIGTERM closes every connection
+//! (HTTP/3 NO_ERROR), sends the CONNECTION_CLOSE frames, writes out each
+//! connection's qlog whole and exits with status 0.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -21,12 +23,18 @@ use std::io::Read;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant;
 use std::time::SystemTime;
 
 use clap::Parser;
 use quiche::h3::NameValue;
+use quiche_vegas::sending;
+use quiche_vegas::sending::Flush;
+use quiche_vegas::sending::PacedSender;
 use ring::rand::SystemRandom;
 
 #[path = "common/mod.rs"]
@@ -34,10 +42,11 @@ mod common;
 
 use common::paths;
 use common::paths::Target;
-use common::Flush;
-use common::SendState;
 use common::MAX_DATAGRAM_BYTES;
 
+/// On SIGINT/SIGTERM, the longest wait for connections to finish closing
+/// (their CONNECTION_CLOSE sent, quiche's closing period over).
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// A Retry token stays valid this long.
 const TOKEN_LIFETIME: Duration = Duration::from_secs(10);
 /// Body bytes read from a file or generated per step.
@@ -148,7 +157,7 @@ struct Client {
     conn: quiche::Connection,
     h3: Option<quiche::h3::Connection>,
     responses: HashMap<u64, Response>,
-    send_state: SendState,
+    sender: PacedSender,
     next_send: Option<Instant>,
 }
 
@@ -201,22 +210,46 @@ fn serve(args: Args) -> Result<(), String> {
     let token_key = ring::hmac::Key::generate(ring::hmac::HMAC_SHA256, &rng)
         .map_err(|_| "cannot generate a token key")?;
 
+    // A signal interrupts the poll; the loop then closes and exits.
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .map_err(|e| format!("cannot handle signal {signal}: {e}"))?;
+    }
+
     let mut events = mio::Events::with_capacity(1024);
     let mut clients: HashMap<quiche::ConnectionId<'static>, Client> = HashMap::new();
     let mut buf = vec![0u8; 65535];
     let mut out = vec![0u8; MAX_DATAGRAM_BYTES];
 
+    // Set at SIGINT/SIGTERM: every connection is closed; the loop runs on
+    // (ACKs free the window the CONNECTION_CLOSE needs, quiche's closing
+    // period ends) until all are gone or this deadline.
+    let mut shutdown_deadline: Option<Instant> = None;
     loop {
-        let deadline = clients
-            .values()
-            .map(|c| common::earliest(c.conn.timeout_instant(), c.next_send))
-            .fold(None, common::earliest);
-        let timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        if let Err(e) = poll.poll(&mut events, timeout) {
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                return Err(format!("poll failed: {e}"));
+        if stop.load(Ordering::Relaxed) && shutdown_deadline.is_none() {
+            shutdown_deadline = Some(Instant::now() + SHUTDOWN_GRACE);
+            for client in clients.values_mut() {
+                // H3_NO_ERROR (RFC 9114 8.1).
+                let _ = client.conn.close(true, 0x100, b"server shutting down");
             }
         }
+        if let Some(deadline) = shutdown_deadline {
+            if clients.is_empty() || Instant::now() >= deadline {
+                eprintln!(
+                    "h3-server: stopped, {} connection(s) still closing",
+                    clients.len()
+                );
+                // Dropping a connection writes out its qlog.
+                clients.clear();
+                return Ok(());
+            }
+        }
+        let deadline = clients
+            .values()
+            .map(|c| sending::earliest(c.conn.timeout_instant(), c.next_send))
+            .fold(shutdown_deadline, sending::earliest);
+        common::wait(&mut poll, &mut events, deadline).map_err(|e| format!("poll failed: {e}"))?;
 
         // Read every datagram waiting on the socket.
         loop {
@@ -243,6 +276,9 @@ fn serve(args: Args) -> Result<(), String> {
             } else if clients.contains_key(&derived) {
                 derived
             } else {
+                if shutdown_deadline.is_some() {
+                    continue; // no new connections while shutting down
+                }
                 match accept(
                     &args,
                     &hdr,
@@ -269,7 +305,7 @@ fn serve(args: Args) -> Result<(), String> {
                                 conn,
                                 h3: None,
                                 responses: HashMap::new(),
-                                send_state: SendState::default(),
+                                sender: PacedSender::new(!args.common.no_pacing),
                                 next_send: None,
                             },
                         );
@@ -312,13 +348,10 @@ fn serve(args: Args) -> Result<(), String> {
             }
             // Timers can make streams writable (e.g. after a loss).
             handle_h3(client, &args);
-            client.next_send = match common::flush(
-                &mut client.conn,
-                &socket,
-                &mut client.send_state,
-                &mut out,
-                !args.common.no_pacing,
-            ) {
+            let sent = client
+                .sender
+                .flush(&mut client.conn, &mut out, |d, to| socket.send_to(d, to));
+            client.next_send = match sent {
                 Flush::Idle => None,
                 Flush::HeldUntil(t) => Some(t),
                 Flush::Failed(e) => {
@@ -615,6 +648,11 @@ fn push(
         }
     }
     loop {
+        // Back-pressure: about one window unsent in quiche, not the body.
+        let budget = sending::send_budget_bytes(conn);
+        if budget == 0 {
+            return Ok(false);
+        }
         if resp.chunk_sent_bytes == resp.chunk.len() {
             resp.chunk.clear();
             resp.chunk_sent_bytes = 0;
@@ -622,11 +660,13 @@ fn push(
                 .fill(&mut resp.chunk, CHUNK_BYTES)
                 .map_err(|e| format!("reading body: {e}"))?;
         }
-        let fin = resp.body.remaining_bytes() == 0;
         let pending = &resp.chunk[resp.chunk_sent_bytes..];
-        if pending.is_empty() && !fin {
+        if pending.is_empty() && resp.body.remaining_bytes() > 0 {
             return Err("body source stalled".into());
         }
+        let pending = &pending[..pending.len().min(budget)];
+        let fin = resp.body.remaining_bytes() == 0
+            && resp.chunk_sent_bytes + pending.len() == resp.chunk.len();
         match h3.send_body(conn, stream_id, pending, fin) {
             Ok(n) => {
                 resp.chunk_sent_bytes += n;

@@ -451,3 +451,92 @@ fn clear_errors_for_bad_certificates_ports_and_flags() {
     assert!(!no_cert.status.success());
     assert!(text(&no_cert.stderr).contains("--cert"));
 }
+
+#[test]
+fn sigterm_closes_open_connections_and_writes_whole_qlogs() {
+    let (_dir, root) = site();
+    let qlog_dir = TempDir::new("qlog-term");
+    let qlog_arg = qlog_dir.0.display().to_string();
+    let mut server = start_server(&root, &["--cc", "vegas", "--qlog-dir", &qlog_arg]);
+    // A download too long to finish (1 GiB): the connection is open when
+    // the signal comes.
+    let mut fetch = Command::new(example("h3-client"))
+        .args(["--quiet", "--timeout-s", "50"])
+        .args(ca_args())
+        .arg(format!(
+            "https://localhost:{}/bytes/{}",
+            server.port,
+            paths::MAX_SYNTHETIC_BYTES
+        ))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("h3-client starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let qlog_grows = || {
+        std::fs::read_dir(&qlog_dir.0)
+            .unwrap()
+            .flatten()
+            .any(|e| e.metadata().map(|m| m.len() > 100_000).unwrap_or(false))
+    };
+    while !qlog_grows() {
+        assert!(Instant::now() < deadline, "no transfer within 20 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "h3-server still running 10 s after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    // The client hears the close (H3_NO_ERROR) and stops.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while fetch.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = fetch.kill();
+            panic!("h3-client still running 10 s after the server closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The server's qlog is whole: every record parses, the last one says
+    // the connection closed.
+    let qlogs: Vec<_> = std::fs::read_dir(&qlog_dir.0)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("server")
+        })
+        .collect();
+    assert_eq!(qlogs.len(), 1, "{qlogs:?}");
+    let text = std::fs::read_to_string(&qlogs[0]).unwrap();
+    let records: Vec<serde_json::Value> = text
+        .split('\u{1e}')
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(|r| serde_json::from_str(r).unwrap_or_else(|e| panic!("{e}: {r:.200}")))
+        .collect();
+    let closed = records
+        .iter()
+        .rev()
+        .take(20)
+        .any(|r| r["name"] == "quic:connection_closed");
+    assert!(
+        closed,
+        "no connection_closed near the end of the server qlog"
+    );
+}

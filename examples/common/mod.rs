@@ -1,17 +1,17 @@
 //! Code shared by `h3-server` and `h3-client`: congestion-control and
-//! transport options, qlog files, connection IDs, and the user-space pacer.
+//! transport options, qlog files, and the wait for the next event or
+//! paced packet (the pacer itself is `quiche_vegas::sending`).
 //!
 //! Not an example itself: cargo only builds `examples/*.rs` and
 //! `examples/*/main.rs`.
 
 #![allow(dead_code)]
 
-use std::net::SocketAddr;
 use std::path::Path;
 use std::path::PathBuf;
-use std::time::Duration;
 use std::time::Instant;
 
+use quiche_vegas::sending;
 use quiche_vegas::Algorithm;
 use quiche_vegas::CcSpec;
 use quiche_vegas::Params;
@@ -101,6 +101,10 @@ impl CommonArgs {
         config.set_max_connection_window(self.max_data.max(25_000_000));
         config.set_max_stream_window(self.max_stream_data.max(16_000_000));
         config.set_disable_active_migration(true);
+        // quiche records a packet as sent at its pacing time unless told
+        // the application does not pace: without this, `--no-pacing`
+        // shortened every RTT sample.
+        config.enable_pacing(!self.no_pacing);
         spec.configure(&mut config);
         Ok(config)
     }
@@ -119,92 +123,25 @@ pub fn attach_qlog(conn: &mut quiche::Connection, dir: &Path, role: &str, cc: &s
     }
 }
 
-/// What [`flush`] keeps between calls for one connection.
-#[derive(Default)]
-pub struct SendState {
-    /// A datagram the socket refused with `WouldBlock`, to retry first.
-    blocked: Option<(Vec<u8>, SocketAddr)>,
-    /// quiche's pacer allows the next packet from this time on.
-    next_send_at: Option<Instant>,
-}
-
-/// The pacing gate is ignored when it is less than this in the future.
-pub const PACING_SLACK: Duration = Duration::from_micros(200);
-
-/// Outcome of [`flush`].
-pub enum Flush {
-    /// quiche has nothing more to send now.
-    Idle,
-    /// Sending resumes at the given time (pacing, or a full socket).
-    HeldUntil(Instant),
-    /// The socket refused a datagram (e.g. ECONNREFUSED on a connected
-    /// socket); the packet was dropped.
-    Failed(std::io::Error),
-}
-
-/// Sends what `conn` has to send on `socket`, pacing unless `pacing` is
-/// off.
-///
-/// quiche's pacer (gcongestion) returns with each packet, in
-/// `SendInfo.at`, the earliest time of the *next* packet, and records the
-/// packet it returns as sent now. So the packet goes out at once and the
-/// next `send()` waits for `at`; holding the packet itself until `at` would
-/// send every packet one pacing interval after quiche's recorded send time
-/// and inflate every RTT sample (which a delay-based controller reads as
-/// queueing).
-pub fn flush(
-    conn: &mut quiche::Connection,
-    socket: &mio::net::UdpSocket,
-    state: &mut SendState,
-    out: &mut [u8],
-    pacing: bool,
-) -> Flush {
-    loop {
-        let now = Instant::now();
-        if let Some((data, to)) = state.blocked.take() {
-            match socket.send_to(&data, to) {
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    state.blocked = Some((data, to));
-                    return Flush::HeldUntil(now + Duration::from_millis(1));
-                }
-                Err(e) => return Flush::Failed(e),
-            }
-        }
-        if let Some(at) = state
-            .next_send_at
-            .filter(|at| pacing && *at > now + PACING_SLACK)
-        {
-            return Flush::HeldUntil(at);
-        }
-        match conn.send(out) {
-            Ok((len, info)) => {
-                state.next_send_at = Some(info.at);
-                match socket.send_to(&out[..len], info.to) {
-                    Ok(_) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                        state.blocked = Some((out[..len].to_vec(), info.to));
-                    }
-                    Err(e) => return Flush::Failed(e),
-                }
-            }
-            Err(quiche::Error::Done) => return Flush::Idle,
-            Err(e) => {
-                eprintln!("{} send failed: {e}", conn.trace_id());
-                let _ = conn.close(false, 0x1, b"send failed");
-                return Flush::Idle;
-            }
-        }
+/// Waits for socket events or `deadline`, whichever comes first, to within
+/// the timer's precision (tens of microseconds): mio waits whole
+/// milliseconds, rounded up, which would hold a paced sender to about one
+/// packet per millisecond. The poll waits the whole milliseconds (rounded
+/// down), a sleep the rest.
+pub fn wait(
+    poll: &mut mio::Poll,
+    events: &mut mio::Events,
+    deadline: Option<Instant>,
+) -> std::io::Result<()> {
+    let timeout = sending::poll_timeout(deadline, Instant::now());
+    match poll.poll(events, timeout) {
+        Err(e) if e.kind() != std::io::ErrorKind::Interrupted => return Err(e),
+        _ => {}
     }
-}
-
-/// The earlier of two optional instants.
-pub fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.min(y)),
-        (x, None) => x,
-        (None, y) => y,
+    if let (true, Some(d)) = (events.is_empty(), deadline) {
+        sending::sleep_until(d);
     }
+    Ok(())
 }
 
 /// Megabits per second from bytes and seconds.
