@@ -328,7 +328,10 @@ pub struct VegasConfig {
     /// headroom, not the window, then built the queue: at 100 Mbit/s it
     /// grew 3 packets a round to 98 while the unused window fell one a
     /// round). The first round after a BaseRTT drain, sent at the drain's
-    /// pace, does not count in the mean. Pacing one window per
+    /// pace, does not count in the mean; with no queue (Diff below alpha)
+    /// the cap never falls, since a round that delivered less then says
+    /// the sender fell short (a real event loop's late timers), not the
+    /// path. Pacing one window per
     /// credit cycle runs ahead of the bottleneck whenever the window stalls
     /// on an ACK release (the cycle then measures less than the window
     /// takes): the queue rises for a round and drains in the stall, and the
@@ -1173,8 +1176,18 @@ impl Vegas {
             headroom_pkts
         };
         let one_pkt_per_round = self.max_datagram_size as f64 / round_rtt.as_secs_f64();
-        self.pacing_cap_bytes_per_sec =
-            Some((delivery_bytes_per_sec + step_pkts * one_pkt_per_round).max(one_pkt_per_round));
+        let mut cap =
+            (delivery_bytes_per_sec + step_pkts * one_pkt_per_round).max(one_pkt_per_round);
+        // With no queue (Diff below alpha) a round that delivered less than
+        // the cap says the sender, not the path, fell short (a late timer,
+        // a busy application): the cap stays, or it would follow each
+        // shortfall down round after round.
+        if diff_pkts < self.alpha_pkts {
+            if let Some(previous) = self.pacing_cap_bytes_per_sec {
+                cap = cap.max(previous);
+            }
+        }
+        self.pacing_cap_bytes_per_sec = Some(cap);
     }
 
     fn clear_pacing_cap(&mut self) {
@@ -2012,13 +2025,16 @@ mod tests {
             (capped - mean_actual).abs() <= 1.0,
             "{capped} vs {mean_actual}"
         );
-        // Back within beta + 3 packets: the headroom returns.
+        // Back within beta + 3 packets: the headroom returns (and with no
+        // queue the cap does not fall below where it was).
+        let previous = h.cc.pacing_cap_bytes_per_sec.unwrap();
         h.round(100 * MS);
         let d2 = h.last_round();
         let mean_actual = (d[1].actual_bytes_per_sec + d2.actual_bytes_per_sec) / 2.0;
         let cap = mean_actual + 3.0 * MDS as f64 / d2.round_rtt.as_secs_f64();
-        let capped = h.cc.pacing_rate_bytes_per_sec(BASE_RTT).unwrap() as f64;
-        assert!((capped - cap).abs() <= 1.0, "{capped} vs {cap}");
+        assert!(cap < previous, "here the round delivered less than the cap");
+        let capped = h.cc.pacing_cap_bytes_per_sec.unwrap();
+        assert!((capped - previous).abs() <= 1.0, "{capped} vs {previous}");
     }
 
     #[test]
