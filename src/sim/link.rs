@@ -51,12 +51,36 @@ pub struct LinkStats {
     pub steady_busy_ns: Nanos,
     /// Queue integral after `steady_from_ns` (packet * ns).
     pub steady_queue_pkt_ns: u128,
+    /// Serializer busy time started in each [`BUSY_BIN_NS`] of the run (8
+    /// bytes per 100 ms), for the time to reach a utilization.
+    pub busy_per_bin_ns: Vec<Nanos>,
 }
+
+/// The resolution of [`LinkStats::busy_per_bin_ns`].
+pub const BUSY_BIN_NS: Nanos = 100_000_000;
 
 impl LinkStats {
     /// Time-weighted mean queue over `elapsed_ns`.
     pub fn mean_queue_pkts(&self, elapsed_ns: Nanos) -> f64 {
         self.queue_pkt_ns as f64 / elapsed_ns.max(1) as f64
+    }
+
+    /// The end of the first window of `window_bins` bins (sliding by one
+    /// bin) whose utilization is at least `fraction`, in ns from the start
+    /// of the run; None if none reached it.
+    pub fn time_to_utilization_ns(&self, fraction: f64, window_bins: usize) -> Option<Nanos> {
+        let need = fraction * (window_bins as Nanos * BUSY_BIN_NS) as f64;
+        let mut sum: Nanos = 0;
+        for (i, busy) in self.busy_per_bin_ns.iter().enumerate() {
+            sum += busy;
+            if i >= window_bins {
+                sum -= self.busy_per_bin_ns[i - window_bins];
+            }
+            if i + 1 >= window_bins && sum as f64 >= need {
+                return Some((i as Nanos + 1) * BUSY_BIN_NS);
+            }
+        }
+        None
     }
 
     /// Utilization and mean queue after `steady_from_ns`, over a run that
@@ -200,6 +224,12 @@ impl Link {
     fn start_service(&mut self, bytes: usize) -> Nanos {
         let tx = self.spec.serialization_ns(bytes);
         self.stats.busy_ns += tx;
+        // `account` set `last_change_ns` to now.
+        let bin = (self.last_change_ns / BUSY_BIN_NS) as usize;
+        if self.stats.busy_per_bin_ns.len() <= bin {
+            self.stats.busy_per_bin_ns.resize(bin + 1, 0);
+        }
+        self.stats.busy_per_bin_ns[bin] += tx;
         if self.last_change_ns >= self.stats.steady_from_ns {
             self.stats.steady_busy_ns += tx;
         }
@@ -245,6 +275,20 @@ mod tests {
             sent_at: 0,
             data: vec![0; len],
         }
+    }
+
+    #[test]
+    fn time_to_utilization_is_the_end_of_the_first_window_that_reaches_it() {
+        let ms = 1_000_000;
+        let stats = LinkStats {
+            // 50%, 80%, then 100% per 100 ms bin.
+            busy_per_bin_ns: vec![50 * ms, 80 * ms, 100 * ms, 100 * ms, 100 * ms],
+            ..LinkStats::default()
+        };
+        // Windows of 2 bins: 65%, 90% (ends at 300 ms), ...
+        assert_eq!(stats.time_to_utilization_ns(0.9, 2), Some(300 * ms));
+        assert_eq!(stats.time_to_utilization_ns(0.95, 2), Some(400 * ms));
+        assert_eq!(stats.time_to_utilization_ns(0.9, 10), None);
     }
 
     #[test]

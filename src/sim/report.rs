@@ -28,7 +28,8 @@
 //! - links: `utilization` = serializer busy time / run time; queues are
 //!   waiting packets, time-weighted. `steady_utilization` and
 //!   `steady_mean_queue_pkts` count only the second half of the time limit
-//!   (the standing state after start-up).
+//!   (the standing state after start-up). `time_to_90pct_s`: the end of
+//!   the first 1-second window (sliding by 100 ms) with 90% utilization.
 
 use serde::Serialize;
 
@@ -68,6 +69,9 @@ pub struct LinkReport {
     /// (the standing state); null when the run ended before.
     pub steady_utilization: Option<f64>,
     pub steady_mean_queue_pkts: Option<f64>,
+    /// The end of the first second whose utilization reached 90% (a 1 s
+    /// window sliding by 100 ms), from the start of the run; null if none.
+    pub time_to_90pct_s: Option<f64>,
     /// Drop-tail drops plus random losses.
     pub drops: u64,
     pub random_losses: u64,
@@ -254,6 +258,7 @@ pub fn report(scenario: &Scenario, result: &SimResult, wall_seconds: f64) -> Rep
             max_queue_pkts: s.max_queue_pkts,
             steady_utilization: s.steady(result.sim_ns).map(|(u, _)| u),
             steady_mean_queue_pkts: s.steady(result.sim_ns).map(|(_, q)| q),
+            time_to_90pct_s: s.time_to_utilization_ns(0.9, 10).map(secs),
             drops: s.dropped_pkts + s.lost_pkts,
             random_losses: s.lost_pkts,
         })
