@@ -23,6 +23,7 @@ use std::process::ExitCode;
 
 mod certs;
 mod interop;
+mod scale;
 
 const QUICHE_VERSION: &str = "0.30.0";
 const INSTALL_HINT: &str = "apt-get install -y libclang-dev cmake g++";
@@ -68,6 +69,10 @@ fn print_help() {
          demo     run the demo scenario once per algorithm and print the table\n  \
          test     run every test of the workspace (vendors first)\n  \
          bench    criterion benchmarks (simulator speed)\n  \
+         bench --scale [--quick] [--rates-mbit 10,100,1000] [--rtts-ms 10,40,200]\n           \
+         [--buffers-bdp 0.5,1,4] [--algorithms vegas,vegas-a,gallop-vegas,cubic,bbr2]\n           \
+         [--no-ten-flows]   the simulator from 10 Mbit/s to 1 Gbit/s, one flow per cell,\n           \
+         then ten flows sharing 100 Mbit/s: target/bench/scale.md and scale.json\n  \
          reproduce [NAME...]   run the papers' built-in scenarios into target/reproduce/NAME\n           \
          (summary.json, queue logs, qlogs, one trace graph per flow) and print each summary\n  \
          certs [--out DIR]   write a test CA and a leaf certificate (default examples/certs)\n  \
@@ -343,6 +348,9 @@ fn apply_patch(dir: &Path, patch: &Path) -> Result<()> {
 }
 
 fn bench(args: &[String]) -> Result<()> {
+    if args.iter().any(|a| a == "--scale") {
+        return scale::run(args);
+    }
     let mut c = cargo();
     c.args(["bench", "--features", "sim"]);
     c.args(args);
