@@ -357,9 +357,8 @@ fn bench(args: &[String]) -> Result<()> {
     run(c)
 }
 
-/// Every built-in scenario that reproduces a paper's experiment (or the
-/// ones named), each into its own folder with its trace graphs.
-fn reproduce(args: &[String]) -> Result<()> {
+/// Builds `vegas-lab` (release, simulator) and returns its path.
+fn build_lab() -> Result<PathBuf> {
     let mut build = cargo();
     build.args([
         "build",
@@ -371,7 +370,13 @@ fn reproduce(args: &[String]) -> Result<()> {
         "vegas-lab",
     ]);
     run(build)?;
-    let lab = root().join("target/release/vegas-lab");
+    Ok(root().join("target/release/vegas-lab"))
+}
+
+/// Every built-in scenario that reproduces a paper's experiment (or the
+/// ones named), each into its own folder with its trace graphs.
+fn reproduce(args: &[String]) -> Result<()> {
+    let lab = build_lab()?;
     let names: Vec<String> = if args.is_empty() {
         let out = Command::new(&lab)
             .arg("list")

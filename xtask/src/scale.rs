@@ -98,10 +98,9 @@ struct Row {
     wall_s: f64,
 }
 
-fn run_lab(args: &[String]) -> Result<(serde_json::Value, f64)> {
-    let lab = root().join("target/release/vegas-lab");
+fn run_lab(lab: &std::path::Path, args: &[String]) -> Result<(serde_json::Value, f64)> {
     let start = Instant::now();
-    let out = Command::new(&lab)
+    let out = Command::new(lab)
         .args(args)
         .output()
         .map_err(|e| format!("could not run {}: {e}", lab.display()))?;
@@ -128,17 +127,7 @@ fn cell(v: Option<f64>, digits: usize) -> String {
 
 pub fn run(args: &[String]) -> Result<()> {
     let o = Options::parse(args)?;
-    let mut build = crate::cargo();
-    build.args([
-        "build",
-        "--release",
-        "--quiet",
-        "--features",
-        "sim",
-        "--bin",
-        "vegas-lab",
-    ]);
-    crate::run(build)?;
+    let lab = crate::build_lab()?;
     let dir = root().join("target/bench");
     fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut rows = Vec::new();
@@ -169,7 +158,7 @@ pub fn run(args: &[String]) -> Result<()> {
                     a.extend(set("flows.0.algorithm", algorithm.clone()));
                     a.extend(set("duration", format!("{secs}s")));
                     a.extend(set("flows.0.duration", format!("{secs}s")));
-                    let (v, wall_s) = run_lab(&a)?;
+                    let (v, wall_s) = run_lab(&lab, &a)?;
                     let link = &v["links"][0];
                     let flow = &v["flows"][0];
                     let _ = writeln!(
@@ -214,7 +203,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 ]);
             }
             eprintln!("bench --scale: ten flows, {algorithm}");
-            let (v, wall_s) = run_lab(&a)?;
+            let (v, wall_s) = run_lab(&lab, &a)?;
             let link = &v["links"][0];
             let _ = writeln!(
                 table,
