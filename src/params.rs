@@ -46,6 +46,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "pacing_gain",
     "pacing_period",
     "pacing_headroom_pkts",
+    "rtt_resolution_us",
     "subtract_ack_delay",
     "round_rtt",
     "min_round_samples",
@@ -209,6 +210,10 @@ pub fn vegas(
                     "none" | "off" => None,
                     _ => Some(parse(key, v, "a number of packets > 0, or none")?),
                 }
+            }
+            "rtt_resolution_us" => {
+                let us: u64 = parse(key, v, "microseconds (0: the RTTs as measured)")?;
+                c.rtt_resolution = (us > 0).then(|| Duration::from_micros(us));
             }
             "subtract_ack_delay" => c.sampler.subtract_ack_delay = parse_bool(key, v)?,
             "round_rtt" => {
@@ -470,6 +475,29 @@ mod tests {
         assert_eq!(v.config().pacing_period, PacingPeriod::SmoothedRtt);
         let paper = vegas(PLAIN, "vegas", &params(&[("mode", "paper")]), 10, 1200).unwrap();
         assert!(!paper.config().sampler.aggregation_aware);
+    }
+
+    #[test]
+    fn rtt_resolution_is_set_in_microseconds_or_off() {
+        let resolution = |value: &str| {
+            vegas(
+                PLAIN,
+                "vegas",
+                &params(&[("rtt_resolution_us", value)]),
+                10,
+                1200,
+            )
+            .map(|v| v.config().rtt_resolution)
+        };
+        assert_eq!(resolution("0").unwrap(), None);
+        assert_eq!(resolution("250").unwrap(), Some(Duration::from_micros(250)));
+        let e = resolution("1ms").unwrap_err().to_string();
+        assert!(e.contains("rtt_resolution_us") && e.contains("1ms"), "{e}");
+        let default = vegas(PLAIN, "vegas", &params(&[]), 10, 1200).unwrap();
+        assert_eq!(
+            default.config().rtt_resolution,
+            Some(Duration::from_millis(1))
+        );
     }
 
     #[test]

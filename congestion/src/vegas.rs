@@ -219,6 +219,15 @@ pub enum PacingPeriod {
 /// left 17, 16 and 19 runs under 95% utilization (no cap: 26) and 16, 8
 /// and 3 with a mean queue above beta + 1 (no cap: 17).
 pub const DEFAULT_PACING_HEADROOM_PKTS: f64 = 3.0;
+/// The default [`VegasConfig::rtt_resolution`]: RFC 9002's timer
+/// granularity (kGranularity, section 6.1.2). A path whose RTT is below it
+/// (loopback, a data centre: 20-50 us) has a window of a few packets, and
+/// delay differences below it are scheduling noise of the two hosts, not a
+/// queue Vegas could keep at alpha..beta packets: one late receiver wake-up
+/// stalled such a window. Diff counts RTTs below 1 ms as 1 ms, so the flow
+/// keeps at least about a millisecond of packets in flight. Paths of 1 ms
+/// or more are unaffected.
+pub const DEFAULT_RTT_RESOLUTION: Duration = Duration::from_millis(1);
 /// Rounds whose Actual the pacing cap is taken from. One round's Actual
 /// moves with how many ACK releases fall into it (800 to 1058 packets/s
 /// on a 1042 packets/s link, ACK every 16 packets, 20 ms aggregation); the
@@ -340,6 +349,9 @@ pub struct VegasConfig {
     /// round), since a window cut alone does not slow a sender the cap
     /// holds below its window. None: no cap.
     pub pacing_headroom_pkts: Option<f64>,
+    /// RTTs (BaseRTT and the round's) below this count as this in Diff
+    /// ([`DEFAULT_RTT_RESOLUTION`]); None: the RTTs as measured.
+    pub rtt_resolution: Option<Duration>,
     pub sampler: SamplerConfig,
     /// With a windowed BaseRTT: after this many consecutive decreases, drain
     /// the flow's own queue (as a BaseRTT probe) to check whether BaseRTT
@@ -380,6 +392,7 @@ impl VegasConfig {
             pacing_gain: None,
             pacing_period: PacingPeriod::SmoothedRtt,
             pacing_headroom_pkts: None,
+            rtt_resolution: None,
             sampler: SamplerConfig::paper(),
             probe_base_rtt: false,
             route_change_rounds: 0,
@@ -471,6 +484,7 @@ impl VegasConfig {
             pacing_gain: paper.pacing_gain,
             pacing_period: paper.pacing_period,
             pacing_headroom_pkts: paper.pacing_headroom_pkts,
+            rtt_resolution: paper.rtt_resolution,
             sampler: paper.sampler,
             probe_base_rtt: paper.probe_base_rtt,
             route_change_rounds: paper.route_change_rounds,
@@ -596,6 +610,7 @@ impl Default for VegasConfig {
             pacing_gain: Some(VEGAS_PACING_GAIN),
             pacing_period: PacingPeriod::CreditCycle,
             pacing_headroom_pkts: Some(DEFAULT_PACING_HEADROOM_PKTS),
+            rtt_resolution: Some(DEFAULT_RTT_RESOLUTION),
             sampler: SamplerConfig::default(),
             probe_base_rtt: true,
             route_change_rounds: DEFAULT_ROUTE_CHANGE_ROUNDS,
@@ -1108,7 +1123,9 @@ impl Vegas {
     /// [window at the round start, window now] (module documentation):
     /// the window at the round start unless the window grew in the round.
     fn round_diff(&self, round: &RoundSample, round_rtt: Duration) -> RoundDiff {
-        let base_rtt_secs = round.base_rtt.as_secs_f64();
+        let floor = self.config.rtt_resolution.unwrap_or(Duration::ZERO);
+        let round_rtt = round_rtt.max(floor);
+        let base_rtt_secs = round.base_rtt.max(floor).as_secs_f64();
         let actual_bytes_per_sec = round.actual_bytes_per_sec;
         let start_bytes = self.round_start_cwnd_bytes as f64;
         let end_bytes = start_bytes.max(self.cwnd_bytes as f64);
@@ -2037,6 +2054,42 @@ mod tests {
         assert!(cap < previous, "here the round delivered less than the cap");
         let capped = h.cc.pacing_cap_bytes_per_sec.unwrap();
         assert!((capped - previous).abs() <= 1.0, "{capped} vs {previous}");
+    }
+
+    #[test]
+    fn rtts_below_the_resolution_are_not_a_queue() {
+        // A 30 us path whose RTT jumps to 600 us (a late receiver wake-up):
+        // as measured, Diff = 20 * (1 - 30/600) = 19 packets, a decrease;
+        // with the 1 ms resolution both are 1 ms, Diff 0, an increase.
+        let us = Duration::from_micros(1);
+        let run = |resolution: Option<Duration>| {
+            let mut h = Harness::new(VegasConfig {
+                initial_cwnd_pkts: 20,
+                rtt_resolution: resolution,
+                ..windowed(10 * SECOND)
+            });
+            h.cc.ssthresh_bytes = h.cc.cwnd_bytes;
+            h.round(30 * us);
+            h.drain_events();
+            h.round(600 * us);
+            h.last_round()
+        };
+        let measured = run(None);
+        assert!(measured.diff_pkts > 18.0, "{measured:?}");
+        assert_eq!(measured.action, Action::Decrease);
+        let floored = run(Some(DEFAULT_RTT_RESOLUTION));
+        assert_eq!(floored.diff_pkts, 0.0, "{floored:?}");
+        assert_eq!(floored.action, Action::Increase);
+        // Above the resolution a queue is a queue: 1 ms -> 1.5 ms.
+        let mut h = Harness::new(VegasConfig {
+            initial_cwnd_pkts: 20,
+            ..windowed(10 * SECOND)
+        });
+        h.cc.ssthresh_bytes = h.cc.cwnd_bytes;
+        h.round(1000 * us);
+        h.drain_events();
+        h.round(1500 * us);
+        assert_eq!(h.last_round().action, Action::Decrease);
     }
 
     #[test]
