@@ -5,9 +5,10 @@
 //!
 //! - [`PacedSender::flush`] sends what quiche has, honouring `SendInfo.at`.
 //!   quiche's pacer returns with each packet the earliest time of the *next*
-//!   one, so the packet goes out at once and the next `send()` waits; every
-//!   packet due within a small *release horizon* goes in the same flush, so
-//!   a loop that wakes up a little late never falls behind the pacing rate.
+//!   one, so the packet goes out at once and the next `send()` waits. Every
+//!   packet due within a small *release horizon* goes in the same flush, and
+//!   a held flush asks to be called again that horizon before the next
+//!   packet is due, so ordinary timer lateness costs no sending time.
 //! - [`poll_timeout`] and [`sleep_until`] wait for that time. epoll (and so
 //!   mio) waits in whole milliseconds and rounds up: at 50 Mbit/s a packet
 //!   is due every 0.2 ms, so a loop that trusts the poll timeout sends at
