@@ -137,7 +137,13 @@
 //!   some paths still lock there (README, issue 5 table).
 //! - A round that ends with fewer than `min_round_samples` RTT samples or
 //!   `min_round_bytes` bytes is extended to the next distinguished packet
-//!   instead of being reported.
+//!   instead of being reported. A peer that acknowledges less often than
+//!   every second packet (more than [`THINNED_ACK_PKTS_PER_FRAME`] packets
+//!   per frame, smoothed) cannot give a small window three samples: the
+//!   round then needs only as many as its packets allow at that frequency,
+//!   at least one (not on an aggregating path, whose hold bounds need
+//!   several frames). Measured on `ack-frequency` with an ACK every 16
+//!   packets: rounds of 2.5 RTTs became rounds of about one.
 //! - Gating (`require_cwnd_limited`): a round is usable only if some send in
 //!   it left less than one max_datagram_size of window free and
 //!   `on_app_limited` was not signalled in it. Otherwise the bytes sent are
@@ -162,6 +168,14 @@ pub const DEFAULT_MIN_ROUND_SAMPLES: u32 = 3;
 /// datagrams) at the smallest QUIC datagram size (1200 bytes, RFC 9000
 /// section 14): a rate from less than that is not a window's rate.
 pub const DEFAULT_MIN_ROUND_BYTES: u64 = 2 * 1200;
+
+/// RFC 9000 section 13.2.2: a receiver acknowledges at least every second
+/// ack-eliciting packet, so a window of 6 packets already gives a round
+/// three samples. A peer that acknowledges less often (the ACK frequency
+/// extension, ACK thinning) is seen once its frames newly acknowledge more
+/// than this many packets on average (2 plus room for the frame after a
+/// loss or a reordering that acknowledges a third).
+pub const THINNED_ACK_PKTS_PER_FRAME: f64 = 2.5;
 
 /// BBR's min RTT filter length, 10 s (draft-ietf-ccwg-bbr, MinRTTFilterLen):
 /// long enough to include a quiet moment, short enough to follow a route
@@ -906,6 +920,9 @@ pub struct RoundSampler {
     /// Smoothed time from a byte's send to the ACK that reports it
     /// ([`RoundSampler::credit_cycle`]).
     credit_cycle: Option<Duration>,
+    /// Packets newly acknowledged per ACK frame, smoothed with a 1/8 gain:
+    /// the peer's ACK frequency as this sender sees it.
+    pkts_per_ack_frame: Option<f64>,
 }
 
 impl RoundSampler {
@@ -928,6 +945,7 @@ impl RoundSampler {
             last_burst_at: None,
             ack_rate_bytes_per_sec: None,
             credit_cycle: None,
+            pkts_per_ack_frame: None,
         })
     }
 
@@ -1029,6 +1047,7 @@ impl RoundSampler {
             self.idle_since = Some(event.now);
         }
         self.update_credit_cycle(event);
+        self.update_pkts_per_ack_frame(event);
         let rtt = self.rtt_sample(event);
         let acked_bytes: u64 = event.acked.iter().map(|p| p.size_bytes as u64).sum();
         // The sample measures the largest newly acknowledged packet.
@@ -1053,6 +1072,7 @@ impl RoundSampler {
                 .last_burst_at
                 .is_some_and(|at| event.now.saturating_duration_since(at) <= AGGREGATION_MEMORY);
         let ack_count_target = self.ack_count_target();
+        let pkts_per_ack_frame = self.pkts_per_ack_frame;
         let last_cwnd_bytes = self.last_cwnd_bytes;
         let base_rtt = self.base_rtt();
         let round = self.round.as_mut()?;
@@ -1083,6 +1103,18 @@ impl RoundSampler {
             return None;
         }
         let next_pkt_num = self.largest_sent_pkt_num.map_or(0, |n| n + 1);
+        // Hold bounds need several frames of a round (module
+        // documentation): an aggregating path keeps the configured minimum.
+        let min_round_samples = if round.aggregated {
+            self.config.min_round_samples
+        } else {
+            min_round_samples(
+                self.config.min_round_samples,
+                round.bytes_acked,
+                self.max_datagram_size,
+                pkts_per_ack_frame,
+            )
+        };
         let largest_acked_sent = event.acked.last().map(|p| p.time_sent);
         let interval = event.now.saturating_duration_since(round.start);
         // The first round has no previous largest acked packet: its span
@@ -1106,7 +1138,7 @@ impl RoundSampler {
             // send burst (slow start) or an ACK burst cannot inflate it.
             ActualBytes::Delivered => (round.bytes_acked, send_span.max(interval)),
         };
-        if round.samples < self.config.min_round_samples
+        if round.samples < min_round_samples
             || counted_bytes < self.config.min_round_bytes
             || denominator.is_zero()
         {
@@ -1325,6 +1357,21 @@ impl RoundSampler {
         });
     }
 
+    /// Smooths the packets each ACK frame newly acknowledges.
+    fn update_pkts_per_ack_frame(&mut self, event: &AckEvent<'_>) {
+        if event.acked.is_empty() {
+            return;
+        }
+        let pkts = event.acked.len() as f64;
+        self.pkts_per_ack_frame = Some(match self.pkts_per_ack_frame {
+            None => pkts,
+            Some(smoothed) => {
+                let n = f64::from(SMOOTHING_GAIN_DENOMINATOR);
+                (smoothed * (n - 1.0) + pkts) / n
+            }
+        });
+    }
+
     /// AckCount rounds end after one ACK per packet of the window.
     fn ack_count_target(&self) -> u32 {
         (self.last_cwnd_bytes / self.max_datagram_size.max(1)).max(1) as u32
@@ -1368,6 +1415,28 @@ impl RoundSampler {
         } else {
             Some(latest_rtt)
         }
+    }
+}
+
+/// The RTT samples a round needs: `configured`, or as many as the peer's
+/// ACK frames can give when it acknowledges less often than every second
+/// packet ([`THINNED_ACK_PKTS_PER_FRAME`]): a round of P packets with an ACK
+/// every f packets has about P / f samples, and waiting for `configured`
+/// would stretch it over several RTTs (with an ACK every 16 packets and a
+/// 20-packet window, rounds of 2.5 RTTs: a third of Vegas's growth).
+fn min_round_samples(
+    configured: u32,
+    acked_bytes: u64,
+    max_datagram_size: usize,
+    pkts_per_ack_frame: Option<f64>,
+) -> u32 {
+    match pkts_per_ack_frame {
+        Some(per_frame) if per_frame > THINNED_ACK_PKTS_PER_FRAME => {
+            let acked_pkts = acked_bytes as f64 / max_datagram_size.max(1) as f64;
+            let frames = (acked_pkts / per_frame).floor() as u32;
+            configured.min(frames.max(1))
+        }
+        _ => configured,
     }
 }
 
@@ -2073,5 +2142,45 @@ mod tests {
             config.validate().unwrap_err().field,
             "sampler.base_rtt_window"
         );
+    }
+
+    #[test]
+    fn the_samples_a_round_needs_follow_the_peers_ack_frequency() {
+        let pkts = |n: u64| n * MDS as u64;
+        // Every second packet (or unknown): the configured minimum.
+        assert_eq!(min_round_samples(3, pkts(4), MDS, None), 3);
+        assert_eq!(min_round_samples(3, pkts(4), MDS, Some(2.0)), 3);
+        assert_eq!(min_round_samples(3, pkts(4), MDS, Some(2.5)), 3);
+        // An ACK every 16 packets: what the round's packets allow.
+        assert_eq!(min_round_samples(3, pkts(20), MDS, Some(16.0)), 1);
+        assert_eq!(min_round_samples(3, pkts(40), MDS, Some(16.0)), 2);
+        assert_eq!(min_round_samples(3, pkts(64), MDS, Some(16.0)), 3);
+        // Never more than configured, never fewer than one.
+        assert_eq!(min_round_samples(2, pkts(640), MDS, Some(16.0)), 2);
+        assert_eq!(min_round_samples(3, pkts(2), MDS, Some(16.0)), 1);
+    }
+
+    #[test]
+    fn thinned_acks_do_not_stretch_rounds_over_several_rtts() {
+        // A 20-packet window, an ACK every 16 packets: one or two frames a
+        // round. Rounds still end about one RTT (50 ms + 20 packet times)
+        // after they start instead of waiting for three samples.
+        let (rounds, _) =
+            run_path_with_window(SamplerConfig::default(), 16, |_| None, 50 * MS, 60, |_| 20);
+        assert!(rounds.len() >= 40, "{} rounds", rounds.len());
+        for round in &rounds[2..] {
+            assert!(round.interval < 90 * MS, "{round:?}");
+            assert!(round.samples < 3, "{round:?}");
+        }
+    }
+
+    #[test]
+    fn every_second_packet_acks_still_need_three_samples() {
+        // A 4-packet window acknowledged every second packet has two frames
+        // per RTT: its rounds are extended to three samples, as before.
+        let (rounds, _) =
+            run_path_with_window(SamplerConfig::default(), 2, |_| None, 50 * MS, 60, |_| 4);
+        assert!(rounds.len() >= 5, "{} rounds", rounds.len());
+        assert!(rounds.iter().all(|r| r.samples >= 3), "{rounds:?}");
     }
 }
