@@ -56,9 +56,10 @@
 //!   packets above BaseRTT gave Diff 0.00, and Gallop-Vegas halved its
 //!   increment on the alternate Diff = 1.00 rounds.
 //! - Per-ACK RTT sample: RFC 9002 5.3 ack-delay adjustment when
-//!   `subtract_ack_delay` (the delay is capped at max_ack_delay and only
-//!   subtracted when the result is not below min RTT); zero samples are
-//!   discarded (a `Duration` cannot be negative).
+//!   `subtract_ack_delay` (the delay is capped at max_ack_delay, and a
+//!   result below min RTT becomes min RTT where RFC 9002 keeps the whole
+//!   sample); zero samples are discarded (a `Duration` cannot be
+//!   negative).
 //! - BaseRTT is the minimum of the (adjusted) samples: over the whole
 //!   connection ([`BaseRttMode::Lifetime`], III-B) or over a sliding window
 //!   ([`BaseRttMode::Windowed`], Kathleen Nichols' windowed min filter as
@@ -1410,11 +1411,14 @@ impl RoundSampler {
         }
         let min_rtt = event.min_rtt.map_or(latest_rtt, |m| m.min(latest_rtt));
         let ack_delay = sample.ack_delay.min(event.max_ack_delay);
-        if latest_rtt >= min_rtt + ack_delay {
-            Some(latest_rtt - ack_delay)
-        } else {
-            Some(latest_rtt)
-        }
+        // RFC 9002 5.3 keeps the whole sample when subtracting would go
+        // below min_rtt. The stack's min_rtt is itself a raw sample with
+        // its own ack delay, so a sample held by a delayed-ACK timer often
+        // lands just below it: keeping all of it read an 8.8 ms timer as
+        // 8 packets of queue (an ACK every 16 packets, 10 Mbit/s). Never
+        // below min_rtt is the rule's intent; min_rtt is the closest
+        // sample that keeps it.
+        Some(latest_rtt.saturating_sub(ack_delay).max(min_rtt))
     }
 }
 
@@ -1972,12 +1976,21 @@ mod tests {
             ack_delay: 10 * MS,
         });
         assert_eq!(sampler.rtt_sample(&event), Some(90 * MS));
-        // 70 - 20 would be below min RTT 60: the sample is not adjusted.
+        // 70 - 20 would be below min RTT 60: the sample is min RTT (RFC
+        // 9002 would keep 70 ms, 10 ms of a delayed-ACK timer read as a
+        // queue).
         event.rtt_sample = Some(RttSample {
             latest_rtt: 70 * MS,
             ack_delay: 20 * MS,
         });
-        assert_eq!(sampler.rtt_sample(&event), Some(70 * MS));
+        assert_eq!(sampler.rtt_sample(&event), Some(60 * MS));
+        // An ack delay longer than the sample cannot make it negative.
+        event.min_rtt = None;
+        event.rtt_sample = Some(RttSample {
+            latest_rtt: 10 * MS,
+            ack_delay: 20 * MS,
+        });
+        assert_eq!(sampler.rtt_sample(&event), Some(10 * MS));
         // Paper mode keeps the raw sample.
         let paper = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
         event.rtt_sample = Some(RttSample {
