@@ -283,3 +283,26 @@ fn cli_rejects_bad_input_before_running() {
     let out = vegas_lab(&["list"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("demo"));
 }
+
+#[test]
+fn the_receiver_ack_policy_does_not_hold_the_clients_handshake_and_request() {
+    // 100 Mbit/s, 10 ms RTT, an ACK every second packet with a 25 ms ACK
+    // timer. The client's Finished and request leave when written; held for
+    // the ACK timer, they outlasted the server's handshake PTO (about 21 ms
+    // here), and the PTO restarted Vegas's slow start at 2 packets.
+    let s = scenario(
+        &one_flow("vegas", "duration = \"1s\""),
+        "",
+        &[
+            "duration=1s",
+            "bottleneck.rate=100Mbit/s",
+            "bottleneck.delay=5ms",
+            "receiver.ack_every_pkts=2",
+            "receiver.max_ack_delay=25ms",
+        ],
+    );
+    let flow = &run_report(&s).flows[0];
+    assert_eq!(flow.pto_count, 0, "{flow:?}");
+    // A window of 10 packets on a 105-packet pipe keeps growing.
+    assert!(flow.slow_start_exit_cwnd_pkts.unwrap() > 50.0, "{flow:?}");
+}
