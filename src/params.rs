@@ -19,6 +19,7 @@ use vegas_cc::NewRenoConfig;
 use vegas_cc::PacingPeriod;
 use vegas_cc::PtoResponse;
 use vegas_cc::SamplerConfig;
+use vegas_cc::SlowStartExitWindow;
 use vegas_cc::Vegas;
 use vegas_cc::VegasConfig;
 
@@ -40,6 +41,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "alpha",
     "beta",
     "gamma",
+    "slow_start_exit_window",
     "initial_cwnd_pkts",
     "loss_reduction_factor",
     "pto_response",
@@ -186,6 +188,13 @@ pub fn vegas(
             "alpha" => c.alpha_pkts = parse(key, v, "a number of packets > 0")?,
             "beta" => c.beta_pkts = parse(key, v, "a number of packets >= alpha")?,
             "gamma" => c.gamma_pkts = parse(key, v, "a number of packets > 0")?,
+            "slow_start_exit_window" => {
+                c.slow_start_exit_window = match v {
+                    "cut_eighth" => SlowStartExitWindow::CutEighth,
+                    "pipe" => SlowStartExitWindow::Pipe,
+                    _ => return Err(bad(key, v, "cut_eighth or pipe")),
+                }
+            }
             "initial_cwnd_pkts" => c.initial_cwnd_pkts = parse(key, v, "an integer >= 2")?,
             "loss_reduction_factor" => {
                 c.loss_reduction_factor = parse(key, v, "a number in (0, 1)")?
@@ -475,6 +484,29 @@ mod tests {
         assert_eq!(v.config().pacing_period, PacingPeriod::SmoothedRtt);
         let paper = vegas(PLAIN, "vegas", &params(&[("mode", "paper")]), 10, 1200).unwrap();
         assert!(!paper.config().sampler.aggregation_aware);
+    }
+
+    #[test]
+    fn slow_start_exit_window_is_the_pipe_by_default_and_the_cut_in_paper_mode() {
+        let exit = |p: &[(&str, &str)]| {
+            vegas(PLAIN, "vegas", &params(p), 10, 1200).map(|v| v.config().slow_start_exit_window)
+        };
+        assert_eq!(exit(&[]).unwrap(), SlowStartExitWindow::Pipe);
+        assert_eq!(
+            exit(&[("mode", "paper")]).unwrap(),
+            SlowStartExitWindow::CutEighth
+        );
+        assert_eq!(
+            exit(&[("slow_start_exit_window", "cut_eighth")]).unwrap(),
+            SlowStartExitWindow::CutEighth
+        );
+        let e = exit(&[("slow_start_exit_window", "half")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("slow_start_exit_window") && e.contains("cut_eighth or pipe"),
+            "{e}"
+        );
     }
 
     #[test]

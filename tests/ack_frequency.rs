@@ -41,21 +41,24 @@ fn aware_sampler_keeps_the_pipe_full_with_a_small_standing_queue() {
 fn pacing_over_the_smoothed_rtt_bursts_an_ack_every_16_packets() {
     // Without the pacing cap, pacing a window over the smoothed RTT sends
     // each thinned ACK's credit faster than the path drains it; the credit
-    // cycle (the default period) does not. Measured: steady queue 4.6 vs
-    // 2.6 packets, both at 0.999 utilization (before RTT samples kept
-    // their ACK delay, the burst cost utilization instead: 0.946 vs 0.999).
+    // cycle (the default period) does not. The burst costs utilization or
+    // queue, depending on where slow start left the window. Measured:
+    // 0.955 vs 0.999 utilization (queue 2.7 vs 2.9 packets); with slow
+    // start's 7/8 exit, queue 4.6 vs 2.6 packets at 0.999 each.
     let uncapped = "flows.0.params.pacing_headroom_pkts=none";
     let smoothed = bottleneck(
         "ack-frequency",
         &ack_every(16, &["flows.0.params.pacing_period=smoothed_rtt", uncapped]),
     );
     let cycle = bottleneck("ack-frequency", &ack_every(16, &[uncapped]));
-    let (smoothed_q, cycle_q) = (
-        smoothed.steady_mean_queue_pkts.unwrap(),
-        cycle.steady_mean_queue_pkts.unwrap(),
+    let utilization = |l: &LinkReport| l.steady_utilization.unwrap();
+    let queue = |l: &LinkReport| l.steady_mean_queue_pkts.unwrap();
+    assert!(
+        utilization(&cycle) > utilization(&smoothed) + 0.02
+            || queue(&cycle) + 1.0 < queue(&smoothed),
+        "credit cycle {cycle:?} vs smoothed RTT {smoothed:?}"
     );
-    assert!(cycle_q + 1.0 < smoothed_q, "{cycle_q} vs {smoothed_q}");
-    assert!(cycle.steady_utilization.unwrap() >= 0.95);
+    assert!(utilization(&cycle) >= 0.95);
 }
 
 #[test]

@@ -998,6 +998,13 @@ impl RoundSampler {
         self.latest_rtt
     }
 
+    /// Bytes acknowledged per second of ACK arrival gap, smoothed over the
+    /// frames outside ACK bursts (1/8 gain): while a queue persists at the
+    /// bottleneck, its rate.
+    pub fn ack_rate_bytes_per_sec(&self) -> Option<f64> {
+        self.ack_rate_bytes_per_sec
+    }
+
     pub fn set_max_datagram_size(&mut self, max_datagram_size: usize) {
         self.max_datagram_size = max_datagram_size;
     }

@@ -251,6 +251,29 @@ pub enum PtoResponse {
     Ignore,
 }
 
+/// The window Vegas keeps when Diff > gamma ends its slow start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlowStartExitWindow {
+    /// Seed 002 section II: "decreases its congestion window size by 1/8"
+    /// (seed 004: 7/8 W).
+    CutEighth,
+    /// The pipe, as Linux `tcp_vegas.c` sets it on leaving slow start
+    /// ("cwnd = (actual rate) * baseRTT", plus one packet), but never more
+    /// than the 7/8 cut: the bottleneck rate (the ACK rate at the end of
+    /// the exit round, when Diff > gamma says a queue is there; Actual if
+    /// that is higher, as when the first round's burst ends slow start
+    /// before any ACK rate reflects the path) x BaseRTT.
+    /// A 1/8 cut keeps most of a doubling's overshoot: at 1 Gbit/s x 200
+    /// ms (20833 packets) slow start left 11,000 packets queued, which
+    /// congestion avoidance drains one packet per round. The round's Actual
+    /// is no substitute for the rate: it averages the doubling round's
+    /// sends, which reach the bottleneck rate only near its end (at 100
+    /// Mbit/s x 200 ms it read a pipe of 1842 packets for 2083, and
+    /// congestion avoidance took 240 rounds, 48 s, to make up the
+    /// difference).
+    Pipe,
+}
+
 /// Which slow start a Vegas-family controller uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SlowStartKind {
@@ -323,6 +346,8 @@ pub struct VegasConfig {
     pub beta_pkts: f64,
     /// Leave slow start when Diff > gamma (packets, > 0).
     pub gamma_pkts: f64,
+    /// The window after Diff > gamma ends slow start.
+    pub slow_start_exit_window: SlowStartExitWindow,
     /// Multiplicative decrease on loss, in (0, 1).
     pub loss_reduction_factor: f64,
     pub pto_response: PtoResponse,
@@ -387,6 +412,7 @@ impl VegasConfig {
             alpha_pkts: PAPER_ALPHA_PKTS,
             beta_pkts: PAPER_BETA_PKTS,
             gamma_pkts: PAPER_GAMMA_PKTS,
+            slow_start_exit_window: SlowStartExitWindow::CutEighth,
             loss_reduction_factor: RENO_LOSS_REDUCTION_FACTOR,
             pto_response: PtoResponse::RestartSlowStart,
             pacing_gain: None,
@@ -481,6 +507,7 @@ impl VegasConfig {
         let paper = VegasConfig::paper();
         VegasConfig {
             initial_cwnd_pkts: paper.initial_cwnd_pkts,
+            slow_start_exit_window: paper.slow_start_exit_window,
             pacing_gain: paper.pacing_gain,
             pacing_period: paper.pacing_period,
             pacing_headroom_pkts: paper.pacing_headroom_pkts,
@@ -607,6 +634,7 @@ impl Default for VegasConfig {
     fn default() -> Self {
         VegasConfig {
             initial_cwnd_pkts: QUIC_INITIAL_WINDOW_PKTS,
+            slow_start_exit_window: SlowStartExitWindow::Pipe,
             pacing_gain: Some(VEGAS_PACING_GAIN),
             pacing_period: PacingPeriod::CreditCycle,
             pacing_headroom_pkts: Some(DEFAULT_PACING_HEADROOM_PKTS),
@@ -635,6 +663,10 @@ pub struct RoundDiff {
     pub actual_bytes_per_sec: f64,
     /// (Expected - Actual) * BaseRTT / max_datagram_size, at least 0.
     pub diff_pkts: f64,
+    /// The window that fills the pipe with no queue: the ACK rate (or
+    /// Actual, if higher) x BaseRTT ([`SlowStartExitWindow::Pipe`]); None
+    /// before the ACK rate is known.
+    pub pipe_bytes: Option<f64>,
 }
 
 /// TCP Vegas and its family (module documentation).
@@ -679,9 +711,10 @@ pub struct Vegas {
     recent_delivery: [Option<f64>; PACING_CAP_ROUNDS],
     /// The pacing ceiling they give; None: no cap in force.
     pacing_cap_bytes_per_sec: Option<f64>,
-    /// A drain ended with the last round: the next one's Actual is the
-    /// drain's, not the path's.
-    drain_just_ended: bool,
+    /// The last round was a drain's, slow start's or recovery's: the next
+    /// one was sent under that phase's window changes, and its Actual is
+    /// not the path's.
+    skip_next_delivery: bool,
     events: EventQueue,
 }
 
@@ -741,7 +774,7 @@ impl Vegas {
             decrease_streak: 0,
             recent_delivery: [None; PACING_CAP_ROUNDS],
             pacing_cap_bytes_per_sec: None,
-            drain_just_ended: false,
+            skip_next_delivery: false,
             events: EventQueue::default(),
         })
     }
@@ -958,8 +991,19 @@ impl Vegas {
                 Action::SlowStartGrow
             }
             SlowStartRound::Hold if diff.diff_pkts > self.gamma_pkts => {
-                let cut_bytes = self.cwnd_bytes / SLOW_START_EXIT_CUT_DIVISOR;
-                self.lower_cwnd(self.cwnd_bytes - cut_bytes);
+                let exit_bytes = match self.config.slow_start_exit_window {
+                    SlowStartExitWindow::CutEighth => {
+                        self.cwnd_bytes - self.cwnd_bytes / SLOW_START_EXIT_CUT_DIVISOR
+                    }
+                    SlowStartExitWindow::Pipe => {
+                        let cut_bytes =
+                            self.cwnd_bytes - self.cwnd_bytes / SLOW_START_EXIT_CUT_DIVISOR;
+                        diff.pipe_bytes.map_or(cut_bytes, |pipe_bytes| {
+                            cut_bytes.min(pipe_bytes as usize + self.max_datagram_size)
+                        })
+                    }
+                };
+                self.lower_cwnd(exit_bytes);
                 self.first_pkt_after_reduction = Some(self.next_pkt_num());
                 self.events.push(ControllerEvent::SlowStartExit {
                     now,
@@ -1142,6 +1186,10 @@ impl Vegas {
             expected_bytes_per_sec,
             actual_bytes_per_sec,
             diff_pkts: (diff_bytes / self.max_datagram_size as f64).max(0.0),
+            pipe_bytes: self
+                .sampler
+                .ack_rate_bytes_per_sec()
+                .map(|rate| rate.max(actual_bytes_per_sec) * base_rtt_secs),
         }
     }
 
@@ -1169,11 +1217,16 @@ impl Vegas {
             || round_rtt.is_zero()
         {
             self.clear_pacing_cap();
+            // After slow start's exit the sender waits for the overshoot
+            // to drain: the first congestion-avoidance round's Actual was
+            // 81% of 1 Gbit/s at 200 ms, and the cap, climbing by the
+            // headroom from there, held the flow at that for the whole run.
+            self.skip_next_delivery = phase != Phase::CongestionAvoidance;
             return;
         }
         // The first round after a drain was sent at the drain's pace: its
-        // Actual says nothing of the path.
-        if !std::mem::take(&mut self.drain_just_ended) {
+        // Actual says nothing of the path either.
+        if !std::mem::take(&mut self.skip_next_delivery) {
             self.recent_delivery.rotate_left(1);
             self.recent_delivery[PACING_CAP_ROUNDS - 1] = Some(round.actual_bytes_per_sec);
         }
@@ -1207,6 +1260,20 @@ impl Vegas {
             if let Some(previous) = self.pacing_cap_bytes_per_sec {
                 cap = cap.max(previous);
             }
+            // And on a path that does not hold ACKs, a window above what
+            // the round carried says the cap held the sender: the cap moves
+            // halfway to the window's rate. Climbing by the headroom alone,
+            // one round that delivered less (slow start's exit, a loss)
+            // held 1 Gbit/s x 200 ms at 83% for the whole run. At Vegas's
+            // equilibrium the window is the pipe plus alpha..beta packets
+            // and halfway adds less than the headroom. Where ACKs are held
+            // (hold-bounded rounds) the window always looks unused, and
+            // halfway brought back the bursts the cap is for (ack-frequency,
+            // 20 ms aggregation, N = 16: 0.966 -> 0.944 utilization).
+            if !round.hold_bounded {
+                let window_bytes_per_sec = self.cwnd_bytes as f64 / round_rtt.as_secs_f64();
+                cap = cap.max((delivery_bytes_per_sec + window_bytes_per_sec) / 2.0);
+            }
         }
         self.pacing_cap_bytes_per_sec = Some(cap);
     }
@@ -1232,7 +1299,7 @@ impl Vegas {
             if probe.rounds_left == 0 {
                 let probe = *probe;
                 self.probe = None;
-                self.drain_just_ended = true;
+                self.skip_next_delivery = true;
                 self.cwnd_bytes = self.cwnd_bytes.max(probe.restore_cwnd_bytes);
                 // With the flow's own queue drained, an RTT still more than
                 // beta packets above BaseRTT is not a queue it can drain:
@@ -1773,6 +1840,97 @@ mod tests {
     /// Seed 002 (Gallop-Vegas) Table 2: Vegas slow start from W_0 = 2 while
     /// Diff stays below gamma: W_i = 2, 2, 4, 4, 8, 8, ... and the increase
     /// z_i = 0, 2, 0, 4, 0, 8, ...
+    /// Runs `config` from its initial window through a bottleneck of one
+    /// packet per ms behind 100 ms of propagation delay (a pipe of 101
+    /// packets with the service time, no buffer limit), every packet
+    /// acknowledged, sends ACK-clocked; returns the window when slow start
+    /// ends on Diff > gamma and the window before that.
+    fn slow_start_exit_windows(config: VegasConfig) -> (f64, f64) {
+        let mut cc = Vegas::new(config).unwrap();
+        let t0 = Instant::now();
+        let (mut now, mut bottleneck_free) = (t0, t0);
+        let mut next_pkt_num = 0;
+        let mut min_rtt = Duration::MAX;
+        // (packet number, sent, ACK arrival)
+        let mut in_flight = std::collections::VecDeque::new();
+        while now - t0 < 60 * SECOND {
+            while (in_flight.len() + 1) * MDS <= cc.cwnd_bytes() {
+                let packet = SentPacket {
+                    pkt_num: next_pkt_num,
+                    time_sent: now,
+                    size_bytes: MDS,
+                    bytes_in_flight_before: in_flight.len() * MDS,
+                    in_flight: true,
+                };
+                cc.on_packet_sent(now, &packet);
+                bottleneck_free = now.max(bottleneck_free) + MS;
+                in_flight.push_back((next_pkt_num, now, bottleneck_free + BASE_RTT));
+                next_pkt_num += 1;
+            }
+            let (pkt_num, time_sent, arrival) = in_flight.pop_front().unwrap();
+            now = arrival;
+            let rtt = now - time_sent;
+            min_rtt = min_rtt.min(rtt);
+            let cwnd_before = cc.cwnd_bytes() as f64 / MDS as f64;
+            let acked = [AckedPacket {
+                pkt_num,
+                time_sent,
+                size_bytes: MDS,
+            }];
+            cc.on_ack_event(&AckEvent {
+                now,
+                acked: &acked,
+                lost: &[],
+                rtt_sample: Some(RttSample {
+                    latest_rtt: rtt,
+                    ack_delay: Duration::ZERO,
+                }),
+                min_rtt: Some(min_rtt),
+                smoothed_rtt: rtt,
+                max_ack_delay: 25 * MS,
+                prior_bytes_in_flight: (in_flight.len() + 1) * MDS,
+                bytes_in_flight: in_flight.len() * MDS,
+                persistent_congestion: false,
+            });
+            let exited = std::iter::from_fn(|| cc.poll_event()).any(|e| {
+                matches!(
+                    e,
+                    ControllerEvent::SlowStartExit {
+                        cause: SlowStartExitCause::DiffAboveGamma,
+                        ..
+                    }
+                )
+            });
+            if exited {
+                return (cwnd_before, cc.cwnd_bytes() as f64 / MDS as f64);
+            }
+        }
+        panic!("slow start did not end");
+    }
+
+    #[test]
+    fn slow_start_exit_keeps_the_pipe_by_default_and_seven_eighths_in_paper_mode() {
+        // Windows 10, 20, 40, 80, 160: the round held at 160 packets sees
+        // the 59 packets the doubling queued.
+        let (before, pipe) = slow_start_exit_windows(VegasConfig::default());
+        assert_eq!(before, 160.0);
+        // ACK rate 1 packet/ms x BaseRTT 101 ms, plus one packet.
+        assert!((101.5..=102.5).contains(&pipe), "{pipe}");
+        let (before, cut) = slow_start_exit_windows(VegasConfig {
+            slow_start_exit_window: SlowStartExitWindow::CutEighth,
+            ..VegasConfig::default()
+        });
+        assert_eq!((before, cut), (160.0, 140.0));
+        // Never more than the paper's 7/8: an initial burst of 90 packets
+        // queues behind itself and ends slow start at once, and the pipe
+        // (102 packets) is above 7/8 of 90.
+        let (before, small) = slow_start_exit_windows(VegasConfig {
+            initial_cwnd_pkts: 90,
+            ..VegasConfig::default()
+        });
+        assert_eq!((before, small), (90.0, 78.75));
+    }
+
     #[test]
     fn seed002_table2_slow_start_replay() {
         let mut h = Harness::new(VegasConfig::paper());
@@ -2044,16 +2202,23 @@ mod tests {
         let cap = mean_actual - MDS as f64 / d[1].round_rtt.as_secs_f64();
         let capped = h.cc.pacing_rate_bytes_per_sec(BASE_RTT).unwrap() as f64;
         assert!((capped - cap).abs() <= 1.0, "{capped} vs {cap}");
-        // Back within beta + 3 packets: the headroom returns (and with no
-        // queue the cap does not fall below where it was).
+        // Back within beta + 3 packets: the headroom returns; with no queue
+        // the cap does not fall below where it was, and the window above
+        // what the round carried moves it halfway to the window's rate.
         let previous = h.cc.pacing_cap_bytes_per_sec.unwrap();
         h.round(100 * MS);
         let d2 = h.last_round();
         let mean_actual = (d[1].actual_bytes_per_sec + d2.actual_bytes_per_sec) / 2.0;
-        let cap = mean_actual + 3.0 * MDS as f64 / d2.round_rtt.as_secs_f64();
-        assert!(cap < previous, "here the round delivered less than the cap");
+        let round_secs = d2.round_rtt.as_secs_f64();
+        let headroom_cap = mean_actual + 3.0 * MDS as f64 / round_secs;
+        assert!(
+            headroom_cap < previous,
+            "the round delivered less than the cap"
+        );
+        let halfway = (mean_actual + d2.cwnd_after_bytes as f64 / round_secs) / 2.0;
+        assert!(halfway > previous + 1.0, "{halfway} vs {previous}");
         let capped = h.cc.pacing_cap_bytes_per_sec.unwrap();
-        assert!((capped - previous).abs() <= 1.0, "{capped} vs {previous}");
+        assert!((capped - halfway).abs() <= 1.0, "{capped} vs {halfway}");
     }
 
     #[test]
