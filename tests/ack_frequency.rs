@@ -41,10 +41,9 @@ fn aware_sampler_keeps_the_pipe_full_with_a_small_standing_queue() {
 fn pacing_over_the_smoothed_rtt_bursts_an_ack_every_16_packets() {
     // Without the pacing cap, pacing a window over the smoothed RTT sends
     // each thinned ACK's credit faster than the path drains it; the credit
-    // cycle (the default period) does not. The burst costs utilization or
-    // queue, depending on where slow start left the window. Measured:
-    // 0.955 vs 0.999 utilization (queue 2.7 vs 2.9 packets); with slow
-    // start's 7/8 exit, queue 4.6 vs 2.6 packets at 0.999 each.
+    // cycle (the default period) does not. Measured: utilization 0.990 vs
+    // 0.9995, queue 3.9 vs 3.5 packets. (With slow start's 7/8 exit, which
+    // left a queue to drain, the gap was 0.946 vs 0.999.)
     let uncapped = "flows.0.params.pacing_headroom_pkts=none";
     let smoothed = bottleneck(
         "ack-frequency",
@@ -54,11 +53,9 @@ fn pacing_over_the_smoothed_rtt_bursts_an_ack_every_16_packets() {
     let utilization = |l: &LinkReport| l.steady_utilization.unwrap();
     let queue = |l: &LinkReport| l.steady_mean_queue_pkts.unwrap();
     assert!(
-        utilization(&cycle) > utilization(&smoothed) + 0.02
-            || queue(&cycle) + 1.0 < queue(&smoothed),
+        utilization(&cycle) > utilization(&smoothed) + 0.005 && queue(&cycle) <= queue(&smoothed),
         "credit cycle {cycle:?} vs smoothed RTT {smoothed:?}"
     );
-    assert!(utilization(&cycle) >= 0.95);
 }
 
 #[test]
@@ -162,4 +159,20 @@ fn an_expiring_base_rtt_follows_a_route_change_and_the_papers_does_not() {
     assert!(expiring_u > 0.95, "expiring BaseRTT: {expiring_u}");
     assert!(lifetime_u < 0.5, "lifetime BaseRTT: {lifetime_u}");
     assert!(expiring.steady_mean_queue_pkts.unwrap() <= 4.0);
+}
+
+#[test]
+fn slow_start_ends_at_the_pipe_under_ack_thinning() {
+    // The pipe is 42 packets (plus one). With an ACK every 16 packets a
+    // round has about three frames: the smoothed ACK rate lagged (38
+    // packets), the round's fastest frame reads the bottleneck. Before the
+    // ack-delay clamp and the thinned-peer rounds, slow start left at 17.5.
+    for n in [1, 16] {
+        let s = Scenario::load("ack-frequency", &ack_every(n, &["duration=3s"])).unwrap();
+        let r = run(&s, RunOptions::default()).expect("runs");
+        let exit = report(&s, &r, 0.0).flows[0]
+            .slow_start_exit_cwnd_pkts
+            .unwrap();
+        assert!((42.0..=46.0).contains(&exit), "N={n}: {exit}");
+    }
 }

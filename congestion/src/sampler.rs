@@ -481,6 +481,9 @@ pub struct RoundSample {
     /// `round_rtt` (with [`RoundRttStat::Min`]) is the middle of the hold
     /// bounds because the path aggregates ACKs (module documentation).
     pub hold_bounded: bool,
+    /// The fastest ACK frame of the round, in bytes acknowledged per second
+    /// of arrival gap (frames in ACK bursts excluded; 0 without one).
+    pub max_ack_rate_bytes_per_sec: f64,
 }
 
 impl RoundSample {
@@ -615,6 +618,8 @@ struct RoundTally {
     /// The release period of the ACK aggregation, if one was found when
     /// the round's last frame arrived ([`ReleaseLattice`]).
     release_period: Option<Duration>,
+    /// The fastest frame outside ACK bursts (bytes per second of gap).
+    max_ack_rate_bytes_per_sec: f64,
 }
 
 impl RoundTally {
@@ -640,6 +645,7 @@ impl RoundTally {
             rtt_lower_bound: None,
             aggregated: false,
             release_period: None,
+            max_ack_rate_bytes_per_sec: 0.0,
         }
     }
 }
@@ -1245,6 +1251,7 @@ impl RoundSampler {
             app_limited: round.app_limited,
             usable,
             hold_bounded: hold_bounded && self.config.round_rtt == RoundRttStat::Min,
+            max_ack_rate_bytes_per_sec: round.max_ack_rate_bytes_per_sec,
         };
         *round = RoundTally::new(next_pkt_num, event.now, largest_acked_sent, last_cwnd_bytes);
         Some(sample)
@@ -1298,6 +1305,9 @@ impl RoundSampler {
             self.burst_prev_arrival = Some(previous.time);
             if !arrival_gap.is_zero() {
                 let rate = acked_bytes as f64 / arrival_gap.as_secs_f64();
+                if let Some(round) = &mut self.round {
+                    round.max_ack_rate_bytes_per_sec = round.max_ack_rate_bytes_per_sec.max(rate);
+                }
                 self.ack_rate_bytes_per_sec =
                     Some(self.ack_rate_bytes_per_sec.map_or(rate, |smoothed| {
                         let gain = f64::from(SMOOTHING_GAIN_DENOMINATOR);

@@ -259,10 +259,15 @@ pub enum SlowStartExitWindow {
     CutEighth,
     /// The pipe, as Linux `tcp_vegas.c` sets it on leaving slow start
     /// ("cwnd = (actual rate) * baseRTT", plus one packet), but never more
-    /// than the 7/8 cut: the bottleneck rate (the ACK rate at the end of
-    /// the exit round, when Diff > gamma says a queue is there; Actual if
-    /// that is higher, as when the first round's burst ends slow start
-    /// before any ACK rate reflects the path) x BaseRTT.
+    /// than the 7/8 cut: the bottleneck rate x BaseRTT. Once Diff > gamma
+    /// says a queue is there, ACK frames arrive at the bottleneck's rate;
+    /// each reading of it errs low somewhere, so the highest counts: the
+    /// smoothed ACK rate (its 1/8 gain lags when a round has few frames:
+    /// with an ACK every 16 packets it read 38 packets for a pipe of 42),
+    /// the round's fastest frame (a path that holds ACKs spaces frames by
+    /// its own clock: 9 packets for 42 at 20 ms aggregation, and the flow
+    /// locked at 31% utilization) and Actual (when the first round's burst
+    /// ends slow start before any ACK rate reflects the path).
     /// A 1/8 cut keeps most of a doubling's overshoot: at 1 Gbit/s x 200
     /// ms (20833 packets) slow start left 11,000 packets queued, which
     /// congestion avoidance drains one packet per round. The round's Actual
@@ -663,9 +668,10 @@ pub struct RoundDiff {
     pub actual_bytes_per_sec: f64,
     /// (Expected - Actual) * BaseRTT / max_datagram_size, at least 0.
     pub diff_pkts: f64,
-    /// The window that fills the pipe with no queue: the ACK rate (or
-    /// Actual, if higher) x BaseRTT ([`SlowStartExitWindow::Pipe`]); None
-    /// before the ACK rate is known.
+    /// The window that fills the pipe with no queue: the ACK rate (the
+    /// smoothed one, the round's fastest frame or Actual, whichever is
+    /// highest) x BaseRTT ([`SlowStartExitWindow::Pipe`]); None before the
+    /// ACK rate is known.
     pub pipe_bytes: Option<f64>,
 }
 
@@ -1186,10 +1192,12 @@ impl Vegas {
             expected_bytes_per_sec,
             actual_bytes_per_sec,
             diff_pkts: (diff_bytes / self.max_datagram_size as f64).max(0.0),
-            pipe_bytes: self
-                .sampler
-                .ack_rate_bytes_per_sec()
-                .map(|rate| rate.max(actual_bytes_per_sec) * base_rtt_secs),
+            pipe_bytes: self.sampler.ack_rate_bytes_per_sec().map(|smoothed_rate| {
+                smoothed_rate
+                    .max(round.max_ack_rate_bytes_per_sec)
+                    .max(actual_bytes_per_sec)
+                    * base_rtt_secs
+            }),
         }
     }
 
