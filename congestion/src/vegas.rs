@@ -11,7 +11,8 @@
 //!   other round; in between it is held so Expected and Actual can be
 //!   compared. When Diff > gamma (one buffer) at the end of a held round,
 //!   Vegas leaves slow start and cuts the window by 1/8 (the cut is from
-//!   seed 002 section II and seed 004's 7/8 W).
+//!   seed 002 section II and seed 004's 7/8 W; the library's default
+//!   keeps the pipe instead, as Linux does: [`SlowStartExitWindow`]).
 //! - III-A: the window is only decreased for a loss if the lost packet was
 //!   sent after the last decrease.
 //!
@@ -268,6 +269,9 @@ pub enum SlowStartExitWindow {
     /// its own clock: 9 packets for 42 at 20 ms aggregation, and the flow
     /// locked at 31% utilization) and Actual (when the first round's burst
     /// ends slow start before any ACK rate reflects the path).
+    /// Gallop-Vegas makes its own cut (seed 002 III-C) and then keeps at
+    /// most the pipe too: its cut left 60 packets queued at 100 Mbit/s x
+    /// 200 ms, which the BaseRTT drains kept restoring.
     /// A 1/8 cut keeps most of a doubling's overshoot: at 1 Gbit/s x 200
     /// ms (20833 packets) slow start left 11,000 packets queued, which
     /// congestion avoidance drains one packet per round. The round's Actual
@@ -1045,7 +1049,13 @@ impl Vegas {
                 // cwnd -= (last increment + Delta - beta); ssthresh = 2;
                 // if (cwnd < 2) cwnd = 2 (interpretations 4 and 5).
                 gallop.on_slow_start_exit();
-                self.lower_cwnd(self.cwnd_bytes.saturating_sub(cut_bytes));
+                let mut exit_bytes = self.cwnd_bytes.saturating_sub(cut_bytes);
+                if let (SlowStartExitWindow::Pipe, Some(pipe_bytes)) =
+                    (self.config.slow_start_exit_window, diff.pipe_bytes)
+                {
+                    exit_bytes = exit_bytes.min(pipe_bytes as usize + self.max_datagram_size);
+                }
+                self.lower_cwnd(exit_bytes);
                 self.first_pkt_after_reduction = Some(self.next_pkt_num());
                 self.events.push(ControllerEvent::SlowStartExit {
                     now,
