@@ -178,7 +178,8 @@ pub const DEFAULT_MIN_ROUND_BYTES: u64 = 2 * 1200;
 /// loss or a reordering that acknowledges a third).
 pub const THINNED_ACK_PKTS_PER_FRAME: f64 = 2.5;
 
-/// The fewest packets a delivery rate is read over ([`RecentFrames`]). One
+/// The fewest packets a delivery rate is read over (the round's fastest rate,
+/// `RoundSample::max_ack_rate_bytes_per_sec`). One
 /// frame of one or two packets times a gap of a few packet times, and a
 /// real receiver's and network's jitter is of that order: two frames 0.1 ms
 /// apart read 27 MB/s on a 12.5 MB/s link (the link emulator, 100 Mbit/s).
@@ -662,7 +663,8 @@ struct RoundTally {
     /// The release period of the ACK aggregation, if one was found when
     /// the round's last frame arrived ([`ReleaseLattice`]).
     release_period: Option<Duration>,
-    /// The fastest frame outside ACK bursts (bytes per second of gap).
+    /// The fastest rate over [`FRAME_RATE_MIN_PKTS`] packets of frames
+    /// outside ACK bursts ([`RecentFrames`]).
     max_ack_rate_bytes_per_sec: f64,
 }
 
@@ -2267,5 +2269,32 @@ mod tests {
             run_path_with_window(SamplerConfig::default(), 2, |_| None, 50 * MS, 60, |_| 4);
         assert!(rounds.len() >= 5, "{} rounds", rounds.len());
         assert!(rounds.iter().all(|r| r.samples >= 3), "{rounds:?}");
+    }
+
+    #[test]
+    fn recent_frames_read_a_rate_over_the_fewest_frames_that_reach_the_bytes() {
+        let t0 = Instant::now();
+        let us = Duration::from_micros(1);
+        let pkt = MDS as u64;
+        let min_bytes = FRAME_RATE_MIN_PKTS * pkt;
+        let mut frames = RecentFrames::default();
+        // Two packets every 2 ms (one per ms): no rate until 16 packets
+        // follow the oldest frame, then exactly one packet per ms.
+        let mut rates = Vec::new();
+        for i in 0..20 {
+            rates.push(frames.push(t0 + 2 * i * MS, 2 * pkt, min_bytes));
+        }
+        assert!(rates[..8].iter().all(Option::is_none), "{rates:?}");
+        for rate in &rates[8..] {
+            let rate = rate.unwrap();
+            assert!((rate - 1000.0 * pkt as f64).abs() < 1e-6, "{rate}");
+        }
+        // A clump (a frame 100 us after the previous) moves the rate over
+        // 16 packets by a little, not to the clump's own 20 packets per ms.
+        let last = t0 + 38 * MS;
+        let clumped = frames.push(last + 100 * us, 2 * pkt, min_bytes).unwrap();
+        assert!(clumped < 1.3 * 1000.0 * pkt as f64, "{clumped}");
+        // The frames kept stay few (bounded memory on the ACK path).
+        assert!(frames.frames.len() <= 10, "{}", frames.frames.len());
     }
 }

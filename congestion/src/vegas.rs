@@ -267,29 +267,29 @@ pub enum SlowStartExitWindow {
     CutEighth,
     /// The pipe, as Linux `tcp_vegas.c` sets it on leaving slow start
     /// ("cwnd = (actual rate) * baseRTT", plus one packet), but never more
-    /// than the 7/8 cut: the bottleneck rate x BaseRTT. Once Diff > gamma
-    /// says a queue is there, ACK frames arrive at the bottleneck's rate.
-    /// Each reading of it errs low somewhere, so the highest counts: the
-    /// round's fastest rate over at least 16 packets of frames
-    /// ([`crate::sampler::FRAME_RATE_MIN_PKTS`]), the smoothed per-frame
-    /// rate (it lags when a round has few frames: an ACK every 16 packets
-    /// read 38 packets for a pipe of 42; a path that holds ACKs spaces
-    /// frames by its own clock, and the span rate alone read 9 packets for
-    /// 42 at 20 ms aggregation) and Actual (when the first round's burst
-    /// ends slow start before any rate reflects the path). On real sockets
-    /// ACKs come in clumps and every rate reads high: the 7/8 bound then
-    /// holds (100 Mbit/s through the link emulator).
+    /// than the 7/8 cut. A 1/8 cut keeps most of a doubling's overshoot: at
+    /// 1 Gbit/s x 200 ms (20833 packets) slow start left 11,000 packets
+    /// queued, which congestion avoidance drains one packet per round.
+    ///
+    /// The rate: once Diff > gamma says a queue is there, ACK frames arrive
+    /// at the bottleneck's rate. Each reading of it errs low somewhere, so
+    /// the highest counts ([`RoundDiff::pipe_bytes`]):
+    /// - the round's fastest rate over at least 16 packets of frames
+    ///   ([`crate::sampler::FRAME_RATE_MIN_PKTS`]);
+    /// - the smoothed per-frame rate: alone it lags when a round has few
+    ///   frames (an ACK every 16 packets read 38 packets for a pipe of 42),
+    ///   while the span rate alone read 9 packets for 42 where the path
+    ///   holds ACKs (20 ms aggregation: frames keep the holder's clock);
+    /// - Actual: alone it averages the doubling round's sends, which reach
+    ///   the bottleneck rate only near its end (1842 packets for 2083 at
+    ///   100 Mbit/s x 200 ms), but it is there when the first round's burst
+    ///   ends slow start before any rate reflects the path.
+    ///
+    /// On real sockets ACKs come in clumps and every rate reads high: the
+    /// 7/8 bound then holds (100 Mbit/s through the link emulator).
     /// Gallop-Vegas makes its own cut (seed 002 III-C) and then keeps at
     /// most the pipe too: its cut left 60 packets queued at 100 Mbit/s x
     /// 200 ms, which the BaseRTT drains kept restoring.
-    /// A 1/8 cut keeps most of a doubling's overshoot: at 1 Gbit/s x 200
-    /// ms (20833 packets) slow start left 11,000 packets queued, which
-    /// congestion avoidance drains one packet per round. The round's Actual
-    /// is no substitute for the rate: it averages the doubling round's
-    /// sends, which reach the bottleneck rate only near its end (at 100
-    /// Mbit/s x 200 ms it read a pipe of 1842 packets for 2083, and
-    /// congestion avoidance took 240 rounds, 48 s, to make up the
-    /// difference).
     Pipe,
 }
 
@@ -1011,17 +1011,8 @@ impl Vegas {
                 Action::SlowStartGrow
             }
             SlowStartRound::Hold if diff.diff_pkts > self.gamma_pkts => {
-                let exit_bytes = match self.config.slow_start_exit_window {
-                    SlowStartExitWindow::CutEighth => {
-                        self.cwnd_bytes - self.cwnd_bytes / SLOW_START_EXIT_CUT_DIVISOR
-                    }
-                    SlowStartExitWindow::Pipe => {
-                        let cut_bytes =
-                            self.cwnd_bytes - self.cwnd_bytes / SLOW_START_EXIT_CUT_DIVISOR;
-                        cut_bytes.min(diff.pipe_bytes as usize + self.max_datagram_size)
-                    }
-                };
-                self.lower_cwnd(exit_bytes);
+                let cut_bytes = self.cwnd_bytes - self.cwnd_bytes / SLOW_START_EXIT_CUT_DIVISOR;
+                self.lower_cwnd(self.at_most_the_pipe(cut_bytes, diff));
                 self.first_pkt_after_reduction = Some(self.next_pkt_num());
                 self.events.push(ControllerEvent::SlowStartExit {
                     now,
@@ -1033,6 +1024,17 @@ impl Vegas {
             SlowStartRound::Hold => {
                 self.slow_start_round = SlowStartRound::Grow;
                 Action::SlowStartHold
+            }
+        }
+    }
+
+    /// A slow-start exit window, lowered to the pipe plus one packet with
+    /// [`SlowStartExitWindow::Pipe`].
+    fn at_most_the_pipe(&self, exit_bytes: usize, diff: &RoundDiff) -> usize {
+        match self.config.slow_start_exit_window {
+            SlowStartExitWindow::CutEighth => exit_bytes,
+            SlowStartExitWindow::Pipe => {
+                exit_bytes.min(diff.pipe_bytes as usize + self.max_datagram_size)
             }
         }
     }
@@ -1057,11 +1059,8 @@ impl Vegas {
                 // cwnd -= (last increment + Delta - beta); ssthresh = 2;
                 // if (cwnd < 2) cwnd = 2 (interpretations 4 and 5).
                 gallop.on_slow_start_exit();
-                let mut exit_bytes = self.cwnd_bytes.saturating_sub(cut_bytes);
-                if self.config.slow_start_exit_window == SlowStartExitWindow::Pipe {
-                    exit_bytes = exit_bytes.min(diff.pipe_bytes as usize + self.max_datagram_size);
-                }
-                self.lower_cwnd(exit_bytes);
+                let exit_bytes = self.cwnd_bytes.saturating_sub(cut_bytes);
+                self.lower_cwnd(self.at_most_the_pipe(exit_bytes, diff));
                 self.first_pkt_after_reduction = Some(self.next_pkt_num());
                 self.events.push(ControllerEvent::SlowStartExit {
                     now,
