@@ -22,6 +22,34 @@ impl ParamError {
         }
     }
 
+    /// Ok for an initial window of 2 (the RFC 9002 7.2 minimum window) to
+    /// [`crate::MAX_INITIAL_WINDOW_PKTS`] datagrams.
+    pub fn check_initial_window(initial_cwnd_pkts: usize) -> Result<(), Self> {
+        if !(2..=crate::MAX_INITIAL_WINDOW_PKTS).contains(&initial_cwnd_pkts) {
+            return Err(ParamError::new(
+                "initial_cwnd_pkts",
+                initial_cwnd_pkts,
+                format!(
+                    "an integer from 2 (the RFC 9002 7.2 minimum window) to {}",
+                    crate::MAX_INITIAL_WINDOW_PKTS
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Ok for 1 to [`crate::MAX_DATAGRAM_SIZE_BYTES`] bytes.
+    pub fn check_max_datagram_size(max_datagram_size: usize) -> Result<(), Self> {
+        if !(1..=crate::MAX_DATAGRAM_SIZE_BYTES).contains(&max_datagram_size) {
+            return Err(ParamError::new(
+                "max_datagram_size",
+                max_datagram_size,
+                format!("1 to {} bytes", crate::MAX_DATAGRAM_SIZE_BYTES),
+            ));
+        }
+        Ok(())
+    }
+
     /// Ok for None or a finite value > 0 (optional gains and headrooms).
     pub fn check_positive_or_none(field: &'static str, value: Option<f64>) -> Result<(), Self> {
         match value {

@@ -56,6 +56,24 @@ pub use vegas::SlowStartKind;
 pub use vegas::Vegas;
 pub use vegas::VegasConfig;
 
+/// The largest datagram a controller accepts (RFC 9000 18.2: a
+/// max_udp_payload_size above 65527 is meaningless); larger values from
+/// the stack are read as this, so that window arithmetic cannot overflow.
+pub const MAX_DATAGRAM_SIZE_BYTES: usize = 65_527;
+
+/// The largest configurable initial window. Ten times the 1 Gbit/s x
+/// 100 ms pipe; it keeps `initial_cwnd_pkts * max_datagram_size` far from
+/// overflow. Our bound, not a paper's.
+pub const MAX_INITIAL_WINDOW_PKTS: usize = 100_000;
+
+/// The slowest pacing rate a controller reports, as a multiple of the
+/// datagram size: two datagrams (the RFC 9002 7.2 minimum window) per
+/// second. A rate of zero would read as "do not pace" to some stacks and
+/// as "never send" to others; nothing slower than this is a real path.
+pub fn min_pacing_rate_bytes_per_sec(max_datagram_size: usize) -> u64 {
+    (2 * max_datagram_size.clamp(1, MAX_DATAGRAM_SIZE_BYTES)) as u64
+}
+
 /// A packet handed to the network, as the controller sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SentPacket {

@@ -90,20 +90,8 @@ impl Default for NewRenoConfig {
 impl NewRenoConfig {
     /// Checks every field; the error names the first field that is wrong.
     pub fn validate(&self) -> Result<(), ParamError> {
-        if self.initial_cwnd_pkts < MIN_WINDOW_PKTS {
-            return Err(ParamError::new(
-                "initial_cwnd_pkts",
-                self.initial_cwnd_pkts,
-                "an integer >= 2 (the RFC 9002 7.2 minimum window)",
-            ));
-        }
-        if self.max_datagram_size == 0 {
-            return Err(ParamError::new(
-                "max_datagram_size",
-                self.max_datagram_size,
-                "a positive number of bytes",
-            ));
-        }
+        ParamError::check_initial_window(self.initial_cwnd_pkts)?;
+        ParamError::check_max_datagram_size(self.max_datagram_size)?;
         let factor = self.loss_reduction_factor;
         if !(factor.is_finite() && factor > 0.0 && factor < 1.0) {
             return Err(ParamError::new(
@@ -294,6 +282,7 @@ impl Controller for NewReno {
         if max_datagram_size == 0 {
             return;
         }
+        let max_datagram_size = max_datagram_size.min(crate::MAX_DATAGRAM_SIZE_BYTES);
         // RFC 9002 section 7.2: recalculate the initial window with the new
         // size; an untouched window follows it.
         let untouched =
@@ -318,7 +307,11 @@ impl Controller for NewReno {
         if smoothed_rtt.is_zero() {
             return None;
         }
-        Some((gain * self.cwnd_bytes as f64 / smoothed_rtt.as_secs_f64()) as u64)
+        let rate_bytes_per_sec = gain * self.cwnd_bytes as f64 / smoothed_rtt.as_secs_f64();
+        Some(
+            (rate_bytes_per_sec as u64)
+                .max(crate::min_pacing_rate_bytes_per_sec(self.max_datagram_size)),
+        )
     }
 
     fn phase(&self) -> Phase {

@@ -287,6 +287,12 @@ pub const PHASE_LOCK_RETRY: Duration = AGGREGATION_MEMORY;
 /// and the ACK rate outside bursts.
 const SMOOTHING_GAIN_DENOMINATOR: u32 = 8;
 
+/// One ACK frame's mean age counts for at most this many credit cycles:
+/// a frame that reports packets sent long ago (a peer's ACK frames lost
+/// for 20 s) moves the cycle by at most 1/8, as RFC 9002 5.3's gain
+/// intends for one sample, instead of slowing pacing 50-fold. Our choice.
+pub const CREDIT_CYCLE_MAX_STEP: u32 = 2;
+
 /// Forget BaseRTT after this long with nothing in flight: RFC 5681 section
 /// 4.1 restarts after an idle period longer than the RTO, whose minimum is
 /// 1 s (RFC 6298 section 2.4); Linux `tcp_vegas.c` resets baseRTT when
@@ -951,6 +957,8 @@ pub struct RoundSampler {
     full_sized_base_rtt: BaseRttFilter,
     latest_rtt: Option<Duration>,
     largest_sent_pkt_num: Option<u64>,
+    /// The largest packet number any ACK frame has acknowledged.
+    largest_acked_pkt_num: Option<u64>,
     /// None: no round in progress; the next in-flight send starts one.
     round: Option<RoundTally>,
     /// Since when nothing has been in flight.
@@ -990,6 +998,7 @@ impl RoundSampler {
             full_sized_base_rtt: BaseRttFilter::new(config.base_rtt),
             latest_rtt: None,
             largest_sent_pkt_num: None,
+            largest_acked_pkt_num: None,
             round: None,
             idle_since: None,
             last_cwnd_bytes: 0,
@@ -1111,10 +1120,22 @@ impl RoundSampler {
         }
         self.update_credit_cycle(event);
         self.update_pkts_per_ack_frame(event);
-        let rtt = self.rtt_sample(event);
-        let acked_bytes: u64 = event.acked.iter().map(|p| p.size_bytes as u64).sum();
         // The sample measures the largest newly acknowledged packet.
         let largest = event.acked.iter().max_by_key(|p| p.pkt_num);
+        // (A frame without packets cannot be checked and is believed.)
+        let newly_largest = largest.is_none_or(|p| {
+            self.largest_acked_pkt_num
+                .is_none_or(|previous| p.pkt_num > previous)
+        });
+        if let Some(p) = largest.filter(|_| newly_largest) {
+            self.largest_acked_pkt_num = Some(p.pkt_num);
+        }
+        let rtt = if newly_largest {
+            self.rtt_sample(event)
+        } else {
+            None
+        };
+        let acked_bytes: u64 = event.acked.iter().map(|p| p.size_bytes as u64).sum();
         let mut hold = HoldBound::default();
         if let Some(rtt) = rtt {
             self.base_rtt.update(event.now, rtt);
@@ -1288,7 +1309,10 @@ impl RoundSampler {
         // round sent do.
         let usable = !self.config.require_cwnd_limited || (own_sends && window_used);
         let sample = RoundSample {
-            base_rtt: base_rtt?,
+            // A windowed BaseRTT can expire every sample of a round that
+            // outlasted the window (packets outstanding for longer than
+            // it); the round's own smallest sample bounds it still.
+            base_rtt: base_rtt?.min(round.rtt_min),
             round_rtt,
             slow_start_round_rtt,
             actual_bytes_per_sec: counted_bytes as f64 / denominator.as_secs_f64(),
@@ -1421,11 +1445,13 @@ impl RoundSampler {
         if bytes == 0 {
             return;
         }
-        let mean = Duration::from_nanos((weighted_nanos / bytes) as u64);
+        let mean_nanos = u64::try_from(weighted_nanos / bytes).unwrap_or(u64::MAX);
+        let mean = Duration::from_nanos(mean_nanos);
         self.credit_cycle = Some(match self.credit_cycle {
             None => mean,
             Some(smoothed) => {
                 let n = SMOOTHING_GAIN_DENOMINATOR;
+                let mean = mean.min(smoothed.saturating_mul(CREDIT_CYCLE_MAX_STEP));
                 (smoothed * (n - 1) + mean) / n
             }
         });
@@ -1473,7 +1499,13 @@ impl RoundSampler {
     }
 
     /// One RTT sample per ACK event (RFC 9002 5.1), ack-delay adjusted per
-    /// RFC 9002 5.3 when configured; zero samples discarded.
+    /// RFC 9002 5.3 when configured; zero samples discarded. The caller
+    /// passes only frames whose largest newly acknowledged packet is the
+    /// largest yet: RFC 9002 5.1 samples a frame's Largest Acknowledged
+    /// when it is newly acknowledged, and since ACK frames are cumulative
+    /// that packet is the largest ever acknowledged. A frame that newly
+    /// reports only older packets (ranges a stack reports late) would
+    /// measure their wait, not the path.
     fn rtt_sample(&self, event: &AckEvent<'_>) -> Option<Duration> {
         let sample = event.rtt_sample?;
         let latest_rtt = sample.latest_rtt;
@@ -1483,7 +1515,12 @@ impl RoundSampler {
         if !self.config.subtract_ack_delay {
             return Some(latest_rtt);
         }
-        let min_rtt = event.min_rtt.map_or(latest_rtt, |m| m.min(latest_rtt));
+        // A min_rtt of zero is no min_rtt: with an ACK delay as long as the
+        // sample it would make BaseRTT zero and Expected infinite.
+        let min_rtt = event
+            .min_rtt
+            .filter(|m| !m.is_zero())
+            .map_or(latest_rtt, |m| m.min(latest_rtt));
         let ack_delay = sample.ack_delay.min(event.max_ack_delay);
         // RFC 9002 5.3 keeps the whole sample when subtracting would go
         // below min_rtt. The stack's min_rtt is itself a raw sample with
@@ -2078,6 +2115,40 @@ mod tests {
             ack_delay: Duration::ZERO,
         });
         assert_eq!(paper.rtt_sample(&event), None);
+    }
+
+    #[test]
+    fn a_zero_min_rtt_cannot_make_base_rtt_zero() {
+        let mut sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
+        let now = Instant::now();
+        let packets = [acked(0, now - 40 * MS)];
+        let mut event = ack_event(now, &packets, 40 * MS);
+        event.min_rtt = Some(Duration::ZERO);
+        event.max_ack_delay = 40 * MS;
+        event.rtt_sample = Some(RttSample {
+            latest_rtt: 40 * MS,
+            ack_delay: 40 * MS,
+        });
+        sampler.on_ack_event(&event);
+        assert_eq!(sampler.base_rtt(), Some(40 * MS), "the whole sample");
+    }
+
+    #[test]
+    fn a_frame_for_older_packets_only_gives_no_rtt_sample() {
+        let mut sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
+        let t0 = Instant::now();
+        let t1 = t0 + 50 * MS;
+        sampler.on_ack_event(&ack_event(t1, &[acked(5, t0)], 50 * MS));
+        assert_eq!(sampler.latest_rtt(), Some(50 * MS));
+        // Packets 1-4, sent 20 s before, reported late.
+        let late = t1 + Duration::from_secs(20);
+        let old: Vec<AckedPacket> = (1..5).map(|n| acked(n, t0)).collect();
+        sampler.on_ack_event(&ack_event(late, &old, late - t0));
+        assert_eq!(sampler.latest_rtt(), Some(50 * MS));
+        assert_eq!(sampler.base_rtt(), Some(50 * MS));
+        // Their age moved the credit cycle by at most 1/8.
+        let cycle = sampler.credit_cycle().unwrap();
+        assert!(cycle <= 50 * MS * 9 / 8, "{cycle:?}");
     }
 
     #[test]

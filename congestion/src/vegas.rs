@@ -582,20 +582,8 @@ impl VegasConfig {
 
     /// Checks every field; the error names the first field that is wrong.
     pub fn validate(&self) -> Result<(), ParamError> {
-        if self.initial_cwnd_pkts < MIN_WINDOW_PKTS {
-            return Err(ParamError::new(
-                "initial_cwnd_pkts",
-                self.initial_cwnd_pkts,
-                "an integer >= 2 (the RFC 9002 7.2 minimum window)",
-            ));
-        }
-        if self.max_datagram_size == 0 {
-            return Err(ParamError::new(
-                "max_datagram_size",
-                self.max_datagram_size,
-                "a positive number of bytes",
-            ));
-        }
+        ParamError::check_initial_window(self.initial_cwnd_pkts)?;
+        ParamError::check_max_datagram_size(self.max_datagram_size)?;
         let thresholds = [
             ("alpha_pkts", self.alpha_pkts),
             ("beta_pkts", self.beta_pkts),
@@ -1557,6 +1545,7 @@ impl Controller for Vegas {
         if max_datagram_size == 0 {
             return;
         }
+        let max_datagram_size = max_datagram_size.min(crate::MAX_DATAGRAM_SIZE_BYTES);
         // RFC 9002 section 7.2: recalculate the initial window with the new
         // size; an untouched window follows it.
         let untouched =
@@ -1584,7 +1573,16 @@ impl Controller for Vegas {
         // queue a doubling builds (III-C), which pacing a window over the
         // longer credit cycle would hide until the next doubling overflows
         // (measured on the `demo` path: 21 packets lost instead of 0).
-        let period = match (self.config.pacing_period, self.sampler.credit_cycle()) {
+        let cycle = self.sampler.credit_cycle();
+        // The stack's smoothed RTT takes one sample at 1/8: a frame for
+        // packets sent 20 s ago (their ACK frames lost) raised it from 40 ms
+        // to 2.5 s and slowed pacing 50-fold. The credit cycle moves at most
+        // 1/8 per frame ([`crate::sampler::CREDIT_CYCLE_MAX_STEP`]), so the
+        // smoothed RTT counts for at most that many cycles.
+        let smoothed_rtt = cycle.map_or(smoothed_rtt, |c| {
+            smoothed_rtt.min(c.saturating_mul(crate::sampler::CREDIT_CYCLE_MAX_STEP))
+        });
+        let period = match (self.config.pacing_period, cycle) {
             (PacingPeriod::CreditCycle, Some(cycle)) if !self.in_slow_start() => {
                 cycle.max(smoothed_rtt)
             }
@@ -1602,7 +1600,10 @@ impl Controller for Vegas {
         if let Some(drain) = self.probe.and_then(|p| p.pacing_bytes_per_sec) {
             rate_bytes_per_sec = rate_bytes_per_sec.min(drain);
         }
-        Some(rate_bytes_per_sec as u64)
+        Some(
+            (rate_bytes_per_sec as u64)
+                .max(crate::min_pacing_rate_bytes_per_sec(self.max_datagram_size)),
+        )
     }
 
     fn phase(&self) -> Phase {
@@ -2087,6 +2088,39 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_for_packets_sent_20_s_ago_slows_pacing_at_most_2_25_fold() {
+        let mut h = Harness::in_congestion_avoidance_with(VegasConfig::default(), 20);
+        for _ in 0..10 {
+            h.round(BASE_RTT);
+        }
+        let before = h.cc.pacing_rate_bytes_per_sec(BASE_RTT).unwrap();
+        // The peer's ACK frames for one packet were lost for 20 s; the
+        // stack's smoothed RTT takes the 20 s sample at 1/8.
+        let old = h.send_one();
+        h.now += 20 * SECOND;
+        h.ack(BASE_RTT, &[old], &[]);
+        let smoothed_rtt = (BASE_RTT * 7 + 20 * SECOND) / 8;
+        let after = h.cc.pacing_rate_bytes_per_sec(smoothed_rtt).unwrap();
+        // The cycle moves by 1/8 at most and the smoothed RTT counts for
+        // two cycles at most: 2 x 9/8.
+        assert!(
+            9 * after >= 4 * before,
+            "pacing fell from {before} to {after} B/s (50-fold before the clamps)"
+        );
+    }
+
+    #[test]
+    fn the_pacing_rate_is_never_zero() {
+        let mut h = Harness::in_congestion_avoidance_with(VegasConfig::default(), 4);
+        h.round(BASE_RTT);
+        let floor = crate::min_pacing_rate_bytes_per_sec(MDS);
+        for smoothed_rtt in [Duration::from_secs(3_600), Duration::MAX] {
+            let rate = h.cc.pacing_rate_bytes_per_sec(smoothed_rtt);
+            assert!(rate >= Some(floor), "{rate:?} at {smoothed_rtt:?}");
+        }
+    }
+
+    #[test]
     fn invalid_params_are_rejected_naming_the_field() {
         let bad = |config: VegasConfig| Vegas::new(config).unwrap_err().field;
         let ok = VegasConfig::default();
@@ -2107,6 +2141,22 @@ mod tests {
         assert_eq!(bad(with(|c| c.beta_pkts = f64::INFINITY)), "beta_pkts");
         assert_eq!(bad(with(|c| c.gamma_pkts = f64::NAN)), "gamma_pkts");
         assert_eq!(bad(with(|c| c.initial_cwnd_pkts = 1)), "initial_cwnd_pkts");
+        // Windows whose bytes would overflow are refused, not wrapped.
+        assert_eq!(
+            bad(with(
+                |c| c.initial_cwnd_pkts = crate::MAX_INITIAL_WINDOW_PKTS + 1
+            )),
+            "initial_cwnd_pkts"
+        );
+        assert_eq!(
+            bad(with(|c| c.initial_cwnd_pkts = usize::MAX)),
+            "initial_cwnd_pkts"
+        );
+        assert_eq!(bad(with(|c| c.max_datagram_size = 0)), "max_datagram_size");
+        assert_eq!(
+            bad(with(|c| c.max_datagram_size = usize::MAX)),
+            "max_datagram_size"
+        );
         assert_eq!(bad(with(|c| c.max_datagram_size = 0)), "max_datagram_size");
         assert_eq!(
             bad(with(|c| c.loss_reduction_factor = 1.0)),
