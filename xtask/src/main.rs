@@ -5,6 +5,7 @@
 //! - `demo`: the main job: Vegas, NewReno and CUBIC over the paper's Fig. 6
 //!   bottleneck in virtual time, as a table.
 //! - `test`: every test of the workspace.
+//! - `fuzz`: the controllers' property tests as a soak (`fuzz.rs`).
 //! - `certs`: test certificates for the HTTP/3 examples and interop peers
 //!   (`examples/certs/`: a CA and a CA:FALSE leaf for localhost, 127.0.0.1).
 //! - `interop`: our HTTP/3 examples against aioquic, quic-go and ngtcp2
@@ -22,6 +23,7 @@ use std::process::Command;
 use std::process::ExitCode;
 
 mod certs;
+mod fuzz;
 mod interop;
 mod scale;
 
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         "test" => vendor().and_then(|_| test(rest)),
         "bench" => vendor().and_then(|_| bench(rest)),
         "reproduce" => vendor().and_then(|_| reproduce(rest)),
+        "fuzz" => vendor().and_then(|_| fuzz::run_fuzz(rest)),
         "certs" => certs::run(&root(), rest),
         "interop" => vendor().and_then(|_| interop::run(&root(), rest)),
         "help" | "--help" | "-h" => {
@@ -68,6 +71,7 @@ fn print_help() {
          vendor-diff DIR   print the patch that turns pristine quiche {QUICHE_VERSION} into DIR\n  \
          demo     run the demo scenario once per algorithm and print the table\n  \
          test     run every test of the workspace (vendors first)\n  \
+         fuzz [--minutes N]   property tests of every controller variant as a soak (default 10 min)\n  \
          bench    criterion benchmarks (simulator speed)\n  \
          bench --scale [--quick] [--rates-mbit 10,100,1000] [--rtts-ms 10,40,200]\n           \
          [--buffers-bdp 0.5,1,4] [--algorithms vegas,vegas-a,gallop-vegas,cubic,bbr2]\n           \
