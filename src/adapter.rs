@@ -120,14 +120,53 @@ impl VegasCcFactory {
 }
 
 impl CongestionControllerFactory for VegasCcFactory {
+    /// Never fails inside quiche: quiche's initial window and datagram
+    /// size are brought into what `vegas-cc` accepts (quiche allows an
+    /// initial window of 1 packet, below RFC 9002 7.2's minimum window of
+    /// 2), and a spec that still does not build (one made without
+    /// [`CcSpec::new`]) gives default Vegas. Each adjustment becomes a
+    /// `vegas:warning` qlog event.
     fn new_controller(&self, init: &ControllerInit) -> Box<dyn CongestionController> {
-        let controller = build_controller(
-            &self.spec,
-            init.initial_congestion_window_packets,
-            init.max_datagram_size,
-        )
-        .expect("CcSpec::new validated the parameters");
-        Box::new(Adapter::new(controller, self.trace.clone()))
+        let mut warnings = Vec::new();
+        let initial_cwnd_pkts = init.initial_congestion_window_packets.clamp(
+            vegas_cc::vegas::MIN_WINDOW_PKTS,
+            vegas_cc::MAX_INITIAL_WINDOW_PKTS,
+        );
+        if initial_cwnd_pkts != init.initial_congestion_window_packets {
+            warnings.push(format!(
+                "quiche's initial congestion window of {} packets is outside what vegas-cc \
+                 accepts ({} to {}): using {initial_cwnd_pkts}",
+                init.initial_congestion_window_packets,
+                vegas_cc::vegas::MIN_WINDOW_PKTS,
+                vegas_cc::MAX_INITIAL_WINDOW_PKTS
+            ));
+        }
+        let max_datagram_size = init
+            .max_datagram_size
+            .clamp(1, vegas_cc::MAX_DATAGRAM_SIZE_BYTES);
+        if max_datagram_size != init.max_datagram_size {
+            warnings.push(format!(
+                "quiche's max datagram size of {} bytes is outside 1 to {}: using {max_datagram_size}",
+                init.max_datagram_size,
+                vegas_cc::MAX_DATAGRAM_SIZE_BYTES
+            ));
+        }
+        let controller = build_controller(&self.spec, initial_cwnd_pkts, max_datagram_size)
+            .unwrap_or_else(|e| {
+                warnings.push(format!(
+                    "{}: {e}; using vegas with its defaults",
+                    self.spec.algorithm
+                ));
+                let config = vegas_cc::VegasConfig {
+                    initial_cwnd_pkts,
+                    max_datagram_size,
+                    ..vegas_cc::VegasConfig::default()
+                };
+                Box::new(vegas_cc::Vegas::new(config).expect("the defaults are valid"))
+            });
+        let mut adapter = Adapter::new(controller, self.trace.clone());
+        adapter.warnings = warnings;
+        Box::new(adapter)
     }
 }
 
@@ -140,6 +179,10 @@ pub struct Adapter {
     lost: Vec<LostPacket>,
     /// Decision records waiting for qlog.
     qlog_queue: EventQueue,
+    /// Adjustments made when the controller was built, for qlog, and the
+    /// time of the first event after (a controller has no clock).
+    warnings: Vec<String>,
+    warnings_at: Option<Instant>,
     trace: Option<Trace>,
 }
 
@@ -153,6 +196,8 @@ impl Adapter {
             acked: Vec::with_capacity(64),
             lost: Vec::with_capacity(16),
             qlog_queue: EventQueue::with_capacity(QLOG_QUEUE_CAPACITY),
+            warnings: Vec::new(),
+            warnings_at: None,
             trace,
         }
     }
@@ -165,6 +210,9 @@ impl Adapter {
     /// Moves the controller's new decision records to the qlog queue (and
     /// the trace).
     fn collect_events(&mut self, now: Instant, bytes_in_flight: usize) {
+        if !self.warnings.is_empty() {
+            self.warnings_at.get_or_insert(now);
+        }
         while let Some(ev) = self.controller.poll_event() {
             self.qlog_queue.push(ev);
             if let Some(trace) = &self.trace {
@@ -315,10 +363,25 @@ impl CongestionController for Adapter {
     }
 
     fn drain_qlog_events(&mut self, sink: &mut dyn FnMut(Instant, qlog::events::JsonEvent)) {
+        if let Some(time) = self.warnings_at {
+            for message in self.warnings.drain(..) {
+                sink(time, warning_event(message));
+            }
+        }
         while let Some(ev) = self.qlog_queue.pop() {
             let (time, json) = crate::qlog::to_json_event(&ev);
             sink(time, json);
         }
+    }
+}
+
+/// A `vegas:warning` qlog event.
+fn warning_event(message: String) -> qlog::events::JsonEvent {
+    qlog::events::JsonEvent {
+        time: 0.0,
+        importance: qlog::events::EventImportance::Base,
+        name: "vegas:warning".to_string(),
+        data: serde_json::json!({ "message": message }),
     }
 }
 

@@ -195,7 +195,9 @@ pub fn vegas(
                     _ => return Err(bad(key, v, "cut_eighth or pipe")),
                 }
             }
-            "initial_cwnd_pkts" => c.initial_cwnd_pkts = parse(key, v, "an integer >= 2")?,
+            "initial_cwnd_pkts" => {
+                c.initial_cwnd_pkts = parse(key, v, "an integer from 2 to 100000")?
+            }
             "loss_reduction_factor" => {
                 c.loss_reduction_factor = parse(key, v, "a number in (0, 1)")?
             }
@@ -280,7 +282,9 @@ pub fn newreno(
     for (key, v) in params {
         let v = v.as_str();
         match key.as_str() {
-            "initial_cwnd_pkts" => c.initial_cwnd_pkts = parse(key, v, "an integer >= 2")?,
+            "initial_cwnd_pkts" => {
+                c.initial_cwnd_pkts = parse(key, v, "an integer from 2 to 100000")?
+            }
             "loss_reduction_factor" => {
                 c.loss_reduction_factor = parse(key, v, "a number in (0, 1)")?
             }
