@@ -425,7 +425,7 @@ impl Simulator {
             let fwd = sim.add_link("background-access".into(), spec);
             let rev = sim.add_link("background-access-reverse".into(), spec);
             sim.background_links = Some([fwd, rev]);
-            let first = to_nanos(bg.start.0) + sim.exp_gap(bg.arrivals_per_sec);
+            let first = to_nanos(bg.start.0).saturating_add(sim.exp_gap(bg.arrivals_per_sec));
             sim.schedule(first, EventKind::Background);
         }
         // Steady-state figures count over the second half of the time limit.
@@ -724,6 +724,12 @@ impl Simulator {
         if bg.stop.is_some_and(|s| self.now >= to_nanos(s.0)) {
             return Ok(());
         }
+        // Validation bounds the expected count; a Poisson run far above it
+        // stops arriving rather than grow without bound.
+        let max_flows = 2.0 * super::scenario::MAX_BACKGROUND_FLOWS;
+        if (self.flows.len() - self.static_flows) as f64 >= max_flows {
+            return Ok(());
+        }
         // Pareto sizes with the configured mean: x_m = mean (a - 1) / a.
         let shape = bg.pareto_shape;
         let scale = bg.mean_bytes as f64 * (shape - 1.0) / shape;
@@ -741,7 +747,7 @@ impl Simulator {
         )?;
         self.in_service.resize_with(self.links.len(), || None);
         let gap = self.exp_gap(bg.arrivals_per_sec);
-        self.schedule(self.now + gap, EventKind::Background);
+        self.schedule(self.now.saturating_add(gap), EventKind::Background);
         Ok(())
     }
 

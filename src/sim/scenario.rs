@@ -17,6 +17,13 @@
 //! ```
 //!
 //! Every key is listed in the structs below (`deny_unknown_fields`).
+//!
+//! Bounds, so that no scenario panics, wraps around or runs out of memory:
+//! every duration at most 1 day ([`MAX_DURATION`]); rates from 1 bit/s to
+//! 1000 Gbit/s; buffers at most 1,000,000 packets; `receiver.max_ack_delay`
+//! below 2^14 ms (RFC 9000 18.2); at most 1,000 `[[flows]]`, each starting
+//! before `duration`; at most 2,000 background flows expected; a delay
+//! variation of at most 100,000 steps.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -56,8 +63,36 @@ const RATE_UNITS: &[(&str, f64)] = &[
     ("B/s", 8.0),
 ];
 
-const RATE_ALLOWED: &str =
-    "a positive number with a unit: bit/s, kbit/s, Mbit/s, Gbit/s, B/s, KB/s, MB/s, GB/s (K = 1000)";
+const RATE_ALLOWED: &str = "a number with a unit: bit/s, kbit/s, Mbit/s, Gbit/s, B/s, KB/s, MB/s, \
+     GB/s (K = 1000), from 1 bit/s to 1000 Gbit/s";
+
+/// The fastest link a scenario may have: 1000 Gbit/s, far above any path
+/// we measure, and small enough that serialization times stay exact.
+pub const MAX_RATE_BPS: u64 = 1_000_000_000_000;
+
+/// The longest duration any field may hold: a day of virtual time, so that
+/// sums of times (a start plus a duration plus a delay) cannot overflow.
+pub const MAX_DURATION: Duration = Duration::from_secs(86_400);
+
+/// The most flows a scenario may list: each is a pair of quiche
+/// connections (about 370 kB each while active; 10,000 flows took 3.7 GB).
+pub const MAX_FLOWS: usize = 1_000;
+
+/// The most background flows a scenario may expect (arrivals per second x
+/// the seconds they arrive over); finished connections are kept for the
+/// summary, so this bounds memory. Arrivals stop at twice this many.
+pub const MAX_BACKGROUND_FLOWS: f64 = 2_000.0;
+
+/// The most link changes a delay variation may schedule (duration / step).
+pub const MAX_VARIATION_STEPS: u128 = 100_000;
+
+/// The largest drop-tail buffer: 1,000,000 packets (1.2 GB of 1200-byte
+/// datagrams), 50 times the 1 Gbit/s x 200 ms pipe.
+pub const MAX_BUFFER_PKTS: usize = 1_000_000;
+
+/// RFC 9000 18.2: max_ack_delay values of 2^14 ms or more are invalid
+/// (quiche then refuses the peer's transport parameters: nothing moves).
+pub const MAX_ACK_DELAY: Duration = Duration::from_millis((1 << 14) - 1);
 
 const DURATION_UNITS: &[(&str, f64)] = &[
     ("ns", 1e-9),
@@ -67,7 +102,7 @@ const DURATION_UNITS: &[(&str, f64)] = &[
     ("s", 1.0),
 ];
 
-const DURATION_ALLOWED: &str = "a number >= 0 with a unit: ns, us, ms, s, min";
+const DURATION_ALLOWED: &str = "a number >= 0 with a unit: ns, us, ms, s, min; at most 1 day";
 
 impl Rate {
     pub fn parse(text: &str) -> Result<Rate, String> {
@@ -78,10 +113,11 @@ impl Rate {
                     .trim()
                     .parse()
                     .map_err(|_| format!("invalid rate `{text}`: {RATE_ALLOWED}"))?;
-                if v.is_nan() || v <= 0.0 || !v.is_finite() {
+                let bps = (v * scale).round();
+                if !(1.0..=MAX_RATE_BPS as f64).contains(&bps) {
                     return Err(format!("invalid rate `{text}`: {RATE_ALLOWED}"));
                 }
-                return Ok(Rate((v * scale).round() as u64));
+                return Ok(Rate(bps as u64));
             }
         }
         Err(format!("invalid rate `{text}`: {RATE_ALLOWED}"))
@@ -100,10 +136,11 @@ impl Dur {
                     .trim()
                     .parse()
                     .map_err(|_| format!("invalid duration `{text}`: {DURATION_ALLOWED}"))?;
-                if v.is_nan() || v < 0.0 || !v.is_finite() {
+                let seconds = v * scale;
+                if !(0.0..=MAX_DURATION.as_secs_f64()).contains(&seconds) {
                     return Err(format!("invalid duration `{text}`: {DURATION_ALLOWED}"));
                 }
-                return Ok(Dur(Duration::from_secs_f64(v * scale)));
+                return Ok(Dur(Duration::from_secs_f64(seconds)));
             }
         }
         Err(format!("invalid duration `{text}`: {DURATION_ALLOWED}"))
@@ -447,7 +484,8 @@ impl Scenario {
         }
         let scenario: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
             let path = e.path().to_string();
-            anyhow!("{origin}: field `{path}`: {}", e.into_inner())
+            // toml's message repeats the path on a line of its own.
+            anyhow!("{origin}: field `{path}`: {}", e.into_inner().message())
         })?;
         scenario
             .validate()
@@ -508,9 +546,52 @@ impl Scenario {
                     "field `bottleneck.delay_variation`: need min <= max, period > 0 and step > 0"
                 );
             }
+            let steps = self.duration.0.as_nanos() / v.step.0.as_nanos();
+            if steps > MAX_VARIATION_STEPS {
+                bail!(
+                    "field `bottleneck.delay_variation.step`: value {:?}; allowed: at least \
+                     duration / {MAX_VARIATION_STEPS} ({:?} for this scenario's {:?})",
+                    v.step.0,
+                    self.duration.0 / MAX_VARIATION_STEPS as u32,
+                    self.duration.0
+                );
+            }
+        }
+        let buffers = [
+            (
+                "bottleneck.buffer_pkts".to_string(),
+                Some(self.bottleneck.buffer_pkts),
+            ),
+            ("reverse.buffer_pkts".to_string(), self.reverse.buffer_pkts),
+        ]
+        .into_iter()
+        .chain(self.flows.iter().enumerate().map(|(i, f)| {
+            (
+                format!("flows.{i}.access.buffer_pkts"),
+                Some(f.access.buffer_pkts),
+            )
+        }));
+        for (field, buffer) in buffers {
+            if let Some(b) = buffer.filter(|&b| b > MAX_BUFFER_PKTS) {
+                bail!("field `{field}`: value {b}; allowed: at most {MAX_BUFFER_PKTS} packets");
+            }
+        }
+        if self.receiver.max_ack_delay.0 > MAX_ACK_DELAY {
+            bail!(
+                "field `receiver.max_ack_delay`: value {:?}; allowed: at most {:?} \
+                 (RFC 9000 18.2: 2^14 ms or more is invalid)",
+                self.receiver.max_ack_delay.0,
+                MAX_ACK_DELAY
+            );
         }
         if self.flows.is_empty() {
             bail!("field `flows`: empty; allowed: at least one [[flows]] entry");
+        }
+        if self.flows.len() > MAX_FLOWS {
+            bail!(
+                "field `flows`: {} entries; allowed: at most {MAX_FLOWS}",
+                self.flows.len()
+            );
         }
         for (i, f) in self.flows.iter().enumerate() {
             match (f.bytes, f.duration) {
@@ -522,6 +603,14 @@ impl Scenario {
                     bail!("flows.{i}: give `bytes` or `duration`, not both")
                 }
                 (None, None) => bail!("flows.{i}: give `bytes` or `duration`"),
+            }
+            if f.start.0 >= self.duration.0 {
+                bail!(
+                    "field `flows.{i}.start`: value {:?}; allowed: before the scenario's \
+                     duration ({:?})",
+                    f.start.0,
+                    self.duration.0
+                );
             }
             self.flow_cc(i)?;
         }
@@ -544,6 +633,18 @@ impl Scenario {
             }
             if b.mean_bytes == 0 {
                 bail!("field `background.mean_bytes`: value 0; allowed: > 0");
+            }
+            let end = b.stop.map_or(self.duration.0, |s| s.0.min(self.duration.0));
+            let expected_flows = b.arrivals_per_sec * end.saturating_sub(b.start.0).as_secs_f64();
+            if expected_flows > MAX_BACKGROUND_FLOWS {
+                bail!(
+                    "field `background.arrivals_per_sec`: value {}; allowed: at most {} \
+                     background flows expected over the arrival period ({:.0} here: \
+                     lower the rate or shorten start..stop)",
+                    b.arrivals_per_sec,
+                    MAX_BACKGROUND_FLOWS,
+                    expected_flows
+                );
             }
         }
         if self.receiver.ack_every_pkts == 0 {
@@ -654,5 +755,90 @@ mod tests {
         assert!(e.contains("bottleneck.loss") && e.contains("1.5"), "{e}");
         let e = err(&["bottleneck.buffer_pkts=-3"]);
         assert!(e.contains("bottleneck.buffer_pkts"), "{e}");
+    }
+
+    #[test]
+    fn times_rates_and_sizes_have_upper_bounds() {
+        // Each used to panic, wrap around or run out of memory.
+        for (set, field, allowed) in [
+            (
+                "bottleneck.delay=1e30s",
+                "bottleneck.delay",
+                "at most 1 day",
+            ),
+            (
+                "bottleneck.delay=18446744073s",
+                "bottleneck.delay",
+                "at most 1 day",
+            ),
+            ("duration=18446744074s", "duration", "at most 1 day"),
+            ("flows.0.start=1e20s", "flows[0].start", "at most 1 day"),
+            (
+                "flows.0.start=1000s",
+                "flows.0.start",
+                "before the scenario's duration",
+            ),
+            (
+                "receiver.max_ack_delay=16384ms",
+                "receiver.max_ack_delay",
+                "16.383s",
+            ),
+            (
+                "bottleneck.rate=0.1bit/s",
+                "bottleneck.rate",
+                "from 1 bit/s",
+            ),
+            (
+                "bottleneck.rate=1e30bit/s",
+                "bottleneck.rate",
+                "1000 Gbit/s",
+            ),
+            (
+                "bottleneck.buffer_pkts=100000000",
+                "bottleneck.buffer_pkts",
+                "1000000",
+            ),
+            (
+                "reverse.buffer_pkts=100000000",
+                "reverse.buffer_pkts",
+                "1000000",
+            ),
+        ] {
+            let e = err(&[set]);
+            assert!(
+                e.contains(field) && e.contains(allowed) && !e.contains("\nin `"),
+                "{set}: {e}"
+            );
+        }
+        assert!(Scenario::load("demo", &["receiver.max_ack_delay=16383ms".into()]).is_ok());
+        assert!(Scenario::load("demo", &["bottleneck.rate=1bit/s".into()]).is_ok());
+        let variation = [
+            "bottleneck.delay_variation.min=10ms",
+            "bottleneck.delay_variation.max=30ms",
+            "bottleneck.delay_variation.period=10s",
+            "bottleneck.delay_variation.step=1ns",
+        ];
+        let e = err(&variation);
+        assert!(
+            e.contains("delay_variation.step") && e.contains("1ns"),
+            "{e}"
+        );
+        let e = err(&[
+            "background.arrivals_per_sec=1e6",
+            "background.mean_bytes=10000",
+        ]);
+        assert!(
+            e.contains("background.arrivals_per_sec") && e.contains("2000"),
+            "{e}"
+        );
+        let mut many = String::from(BUILTINS[0].1);
+        for _ in 0..MAX_FLOWS {
+            many.push_str("\n[[flows]]\nalgorithm = \"vegas\"\nbytes = 1000\n");
+        }
+        let e = format!("{:#}", Scenario::from_toml(&many, "many", &[]).unwrap_err());
+        assert!(
+            e.contains("field `flows`") && e.contains("at most 1000"),
+            "{e}"
+        );
     }
 }
