@@ -16,7 +16,7 @@ use vegas_interop::model::QueueLog;
 use super::Nanos;
 
 /// A packet on its way through the network.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Packet {
     /// Index of the flow it belongs to.
     pub flow: usize,

@@ -22,6 +22,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use anyhow::Result;
+use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::Distribution;
@@ -32,6 +33,7 @@ use super::link::LinkSpec;
 use super::link::Packet;
 use super::rtt::RttStats;
 use super::scenario::cc_spec;
+use super::scenario::Impairments;
 use super::scenario::LinkChange;
 use super::scenario::Scenario;
 use super::to_nanos;
@@ -232,6 +234,10 @@ pub struct Simulator {
     time_limit: Nanos,
     processed: u64,
     rng: ChaCha8Rng,
+    /// Reordering and duplication after the bottleneck and the reverse
+    /// link, with their own random stream.
+    impairments: [Impairments; 2],
+    impairment_rng: ChaCha8Rng,
     background_links: Option<[usize; 2]>,
     options: RunOptions,
     buf: Vec<u8>,
@@ -342,6 +348,11 @@ impl Simulator {
             time_limit: to_nanos(s.duration.0),
             processed: 0,
             rng: ChaCha8Rng::seed_from_u64(sub_seed(seed, 2)),
+            impairments: [
+                scenario.bottleneck.impairments(),
+                scenario.reverse.impairments(),
+            ],
+            impairment_rng: ChaCha8Rng::seed_from_u64(sub_seed(seed, 4)),
             background_links: None,
             options,
             buf: vec![0; 65536],
@@ -652,14 +663,21 @@ impl Simulator {
                 let packet = self.in_service[link]
                     .take()
                     .expect("a busy link has a packet");
-                let at = self.links[link].spec.arrival_ns(self.now);
-                self.schedule(
-                    at,
-                    EventKind::Arrive(Packet {
-                        hop: packet.hop + 1,
-                        ..packet
-                    }),
-                );
+                let mut at = self.links[link].spec.arrival_ns(self.now);
+                let packet = Packet {
+                    hop: packet.hop + 1,
+                    ..packet
+                };
+                if let Some(impairments) = self.impairments.get(link).filter(|i| i.is_active()) {
+                    let impairments = *impairments;
+                    if self.impairment_rng.gen::<f64>() < impairments.duplicate {
+                        self.schedule(at, EventKind::Arrive(packet.clone()));
+                    }
+                    if self.impairment_rng.gen::<f64>() < impairments.reorder {
+                        at = at.saturating_add(to_nanos(impairments.reorder_delay));
+                    }
+                }
+                self.schedule(at, EventKind::Arrive(packet));
                 if let Some((next, end)) = self.links[link].tx_done(self.now) {
                     self.in_service[link] = Some(next);
                     self.schedule(end, EventKind::TxDone { link });

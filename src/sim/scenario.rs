@@ -18,6 +18,12 @@
 //!
 //! Every key is listed in the structs below (`deny_unknown_fields`).
 //!
+//! Hostile paths: `loss` with `loss_burst_pkts` (bursty loss), `changes`
+//! with `loss = 1.0` (a blackhole) or a new `delay` (spikes), and on the
+//! bottleneck and the reverse link `reorder` (a fraction of packets
+//! arriving `reorder_delay` late) and `duplicate` (a fraction arriving
+//! twice).
+//!
 //! Bounds, so that no scenario panics, wraps around or runs out of memory:
 //! every duration at most 1 day ([`MAX_DURATION`]); rates from 1 bit/s to
 //! 1000 Gbit/s; buffers at most 1,000,000 packets; `receiver.max_ack_delay`
@@ -46,7 +52,7 @@ use crate::CcSpec;
 pub struct Rate(pub u64);
 
 /// A duration written with a unit: `25ms`, `1.5s`, `200us`, `0`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Dur(pub Duration);
 
 const RATE_UNITS: &[(&str, f64)] = &[
@@ -215,6 +221,56 @@ pub struct LinkConfig {
     /// ACK aggregation: packets are held and released in a burst every
     /// `aggregation` interval.
     pub aggregation: Option<Dur>,
+    /// Fraction of packets that arrive `reorder_delay` late, behind
+    /// packets sent after them (a hostile path; 0 by default).
+    #[serde(default)]
+    pub reorder: f64,
+    #[serde(default = "default_reorder_delay")]
+    pub reorder_delay: Dur,
+    /// Fraction of packets that arrive twice (0 by default).
+    #[serde(default)]
+    pub duplicate: f64,
+}
+
+/// What a hostile path does to packets once they leave a link: a fraction
+/// `reorder` arrives `reorder_delay` late (behind packets sent after it),
+/// and a fraction `duplicate` arrives twice. Drawn from their own seeded
+/// stream, so they leave every other random draw untouched.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Impairments {
+    pub reorder: f64,
+    pub reorder_delay: Duration,
+    pub duplicate: f64,
+}
+
+fn default_reorder_delay() -> Dur {
+    Dur(Duration::from_millis(10))
+}
+
+impl Impairments {
+    pub fn is_active(&self) -> bool {
+        self.reorder > 0.0 || self.duplicate > 0.0
+    }
+}
+
+impl LinkConfig {
+    pub fn impairments(&self) -> Impairments {
+        Impairments {
+            reorder: self.reorder,
+            reorder_delay: self.reorder_delay.0,
+            duplicate: self.duplicate,
+        }
+    }
+}
+
+impl ReverseConfig {
+    pub fn impairments(&self) -> Impairments {
+        Impairments {
+            reorder: self.reorder,
+            reorder_delay: self.reorder_delay.0,
+            duplicate: self.duplicate,
+        }
+    }
 }
 
 fn one() -> f64 {
@@ -234,6 +290,15 @@ pub struct ReverseConfig {
     #[serde(default)]
     pub loss: f64,
     pub aggregation: Option<Dur>,
+    /// Fraction of packets that arrive `reorder_delay` late, behind
+    /// packets sent after them (a hostile path; 0 by default).
+    #[serde(default)]
+    pub reorder: f64,
+    #[serde(default = "default_reorder_delay")]
+    pub reorder_delay: Dur,
+    /// Fraction of packets that arrive twice (0 by default).
+    #[serde(default)]
+    pub duplicate: f64,
 }
 
 /// A flow's own access link between its sender and the bottleneck (the
@@ -536,9 +601,25 @@ impl Scenario {
             );
         }
         for (j, c) in self.bottleneck.changes.iter().enumerate() {
-            if let Some(l) = c.loss {
-                check_loss(&format!("bottleneck.changes.{j}.loss"), l)?;
+            // A change may black the link out (loss 1) for a while; the
+            // Gilbert model needs a loss below 1.
+            let field = format!("bottleneck.changes.{j}.loss");
+            match c.loss {
+                Some(1.0) if self.bottleneck.loss_burst_pkts == 1.0 => {}
+                Some(1.0) => bail!(
+                    "field `{field}`: value 1; allowed: 1 (a blackhole) only with \
+                     bottleneck.loss_burst_pkts = 1, else a packet error rate in [0, 1)"
+                ),
+                Some(l) => check_loss(&field, l)?,
+                None => {}
             }
+        }
+        for (link, imp) in [
+            ("bottleneck", self.bottleneck.impairments()),
+            ("reverse", self.reverse.impairments()),
+        ] {
+            check_loss(&format!("{link}.reorder"), imp.reorder)?;
+            check_loss(&format!("{link}.duplicate"), imp.duplicate)?;
         }
         if let Some(v) = &self.bottleneck.delay_variation {
             if v.min.0 > v.max.0 || v.period.0.is_zero() || v.step.0.is_zero() {
@@ -755,6 +836,10 @@ mod tests {
         assert!(e.contains("bottleneck.loss") && e.contains("1.5"), "{e}");
         let e = err(&["bottleneck.buffer_pkts=-3"]);
         assert!(e.contains("bottleneck.buffer_pkts"), "{e}");
+        let e = err(&["bottleneck.reorder=1.5"]);
+        assert!(e.contains("bottleneck.reorder") && e.contains("1.5"), "{e}");
+        let e = err(&["reverse.duplicate=-0.1"]);
+        assert!(e.contains("reverse.duplicate") && e.contains("-0.1"), "{e}");
     }
 
     #[test]
