@@ -8,7 +8,9 @@
 //! *scheduled* time of the event it handles (the end of serialization of
 //! the previous packet, not the moment the thread woke up), so lateness of
 //! the scheduler never accumulates into the link's rate. The queue log has
-//! the simulator's format ([`crate::model::QueueLog`]).
+//! the simulator's format ([`crate::model::QueueLog`]). Times add up
+//! saturating: with the bounds of [`crate::limits`] they stay far below
+//! `Nanos::MAX`, and a caller that goes beyond gets "never", not a wrap.
 
 use std::collections::VecDeque;
 use std::io::Write;
@@ -105,7 +107,10 @@ impl Link {
 
     fn account(&mut self, now: Nanos) {
         let now = now.max(self.last_event_ns);
-        self.stats.queue_pkt_ns += (now - self.last_event_ns) as u128 * self.queue.len() as u128;
+        self.stats.queue_pkt_ns = self
+            .stats
+            .queue_pkt_ns
+            .saturating_add((now - self.last_event_ns) as u128 * self.queue.len() as u128);
         self.last_event_ns = now;
     }
 
@@ -123,7 +128,7 @@ impl Link {
         if self.in_service.is_none() {
             self.log(now, '+', bytes, flow);
             self.log(now, '-', bytes, flow);
-            let tx_end = now + self.spec.serialization_ns(bytes);
+            let tx_end = now.saturating_add(self.spec.serialization_ns(bytes));
             self.in_service = Some((packet, tx_end));
             return;
         }
@@ -153,7 +158,7 @@ impl Link {
             if let Some(next) = self.queue.pop_front() {
                 let bytes = next.data.len();
                 self.log(tx_end, '-', bytes, next.flow);
-                let next_end = tx_end + self.spec.serialization_ns(bytes);
+                let next_end = tx_end.saturating_add(self.spec.serialization_ns(bytes));
                 self.in_service = Some((next, next_end));
             }
         }
@@ -168,7 +173,8 @@ impl Link {
                 if self.stats.flow_bytes.len() <= p.flow {
                     self.stats.flow_bytes.resize(p.flow + 1, 0);
                 }
-                self.stats.flow_bytes[p.flow] += p.data.len() as u64;
+                self.stats.flow_bytes[p.flow] =
+                    self.stats.flow_bytes[p.flow].saturating_add(p.data.len() as u64);
                 Some((due, p))
             }
             _ => None,

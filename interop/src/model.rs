@@ -60,20 +60,23 @@ impl LinkSpec {
         }
     }
 
-    /// Time to serialize `bytes` at this link's rate, rounded up to 1 ns.
+    /// Time to serialize `bytes` at this link's rate, rounded up to 1 ns
+    /// (saturating at `Nanos::MAX`, far beyond any real link).
     pub fn serialization_ns(&self, bytes: usize) -> Nanos {
-        let bits = bytes as u128 * 8 * 1_000_000_000;
-        bits.div_ceil(self.rate_bps.max(1) as u128) as Nanos
+        let bits = (bytes as u128).saturating_mul(8 * 1_000_000_000);
+        Nanos::try_from(bits.div_ceil(self.rate_bps.max(1) as u128)).unwrap_or(Nanos::MAX)
     }
 
     /// When a packet that finished serialization at `tx_end` reaches the
-    /// far end.
+    /// far end (saturating at `Nanos::MAX`: a delay or aggregation period
+    /// too large for the clock means "never", not a wrap to the past).
     pub fn arrival_ns(&self, tx_end: Nanos) -> Nanos {
-        let t = tx_end + self.delay_ns;
+        let t = tx_end.saturating_add(self.delay_ns);
         if self.aggregation_ns == 0 {
             t
         } else {
-            t.div_ceil(self.aggregation_ns) * self.aggregation_ns
+            t.div_ceil(self.aggregation_ns)
+                .saturating_mul(self.aggregation_ns)
         }
     }
 }
@@ -183,6 +186,16 @@ mod tests {
         assert_eq!(spec.arrival_ns(1), 20_000_000);
         assert_eq!(spec.arrival_ns(15_000_000), 20_000_000);
         assert_eq!(spec.arrival_ns(15_000_001), 40_000_000);
+    }
+
+    #[test]
+    fn huge_times_saturate_instead_of_wrapping() {
+        let mut spec = LinkSpec::new(1, u64::MAX, 1);
+        assert_eq!(spec.arrival_ns(5), u64::MAX);
+        spec.delay_ns = 0;
+        spec.aggregation_ns = u64::MAX - 1;
+        assert_eq!(spec.arrival_ns(u64::MAX), u64::MAX);
+        assert_eq!(spec.serialization_ns(usize::MAX), u64::MAX);
     }
 
     fn losses(seed: u64, loss: f64, burst: f64, n: usize) -> Vec<bool> {

@@ -31,6 +31,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 use std::time::Instant;
 
+use crate::limits;
 use crate::link::Link;
 use crate::link::LinkSpec;
 use crate::link::LinkStats;
@@ -76,42 +77,78 @@ impl std::str::FromStr for Step {
 
     /// `T_MS:DIR:KEY=VALUE`, DIR `down|up|both`, KEY `rate_mbit`,
     /// `delay_ms`, `buffer_pkts` or `loss`; e.g. `5000:down:delay_ms=40`.
+    /// Times and values have the command line's bounds
+    /// ([`crate::limits`]); errors name the part that is wrong.
     fn from_str(text: &str) -> Result<Step, String> {
-        let usage = || format!("bad step `{text}`: want T_MS:down|up|both:KEY=VALUE");
+        let bad = |what: String| format!("bad step `{text}`: {what}");
+        let usage = || {
+            bad("want T_MS:down|up|both:KEY=VALUE with KEY rate_mbit, delay_ms, buffer_pkts or loss, \
+                 e.g. 5000:down:delay_ms=40"
+                .into())
+        };
         let mut parts = text.splitn(3, ':');
         let (Some(t), Some(dir), Some(kv)) = (parts.next(), parts.next(), parts.next()) else {
             return Err(usage());
         };
-        let at_ms: f64 = t.parse().map_err(|_| usage())?;
+        let at_ms = limits::number(t).map_err(|e| bad(format!("time T_MS: {e}")))?;
+        let at_ns = limits::step_at_ns(at_ms).map_err(bad)?;
         let direction = match dir {
             "down" => Direction::Down,
             "up" => Direction::Up,
             "both" => Direction::Both,
-            _ => return Err(usage()),
+            _ => return Err(bad(format!("direction `{dir}`: want down, up or both"))),
         };
         let (key, value) = kv.split_once('=').ok_or_else(usage)?;
-        let number: f64 = value
-            .parse()
-            .map_err(|_| format!("bad step `{text}`: `{value}` is not a number"))?;
-        if !(number >= 0.0 && number.is_finite()) {
-            return Err(format!("bad step `{text}`: value must be >= 0"));
-        }
         let change = match key {
-            "rate_mbit" if number > 0.0 => Change::RateBps((number * 1e6) as u64),
-            "delay_ms" => Change::DelayNs((number * 1e6) as Nanos),
-            "buffer_pkts" => Change::BufferPkts(number as usize),
-            "loss" if number < 1.0 => Change::Loss(number),
+            "rate_mbit" => Change::RateBps(
+                limits::number(value)
+                    .and_then(limits::rate_bps)
+                    .map_err(bad)?,
+            ),
+            "delay_ms" => Change::DelayNs(
+                limits::number(value)
+                    .and_then(limits::delay_ns)
+                    .map_err(bad)?,
+            ),
+            "buffer_pkts" => Change::BufferPkts(limits::parse_buffer_pkts(value).map_err(bad)?),
+            "loss" => Change::Loss(limits::number(value).and_then(limits::loss).map_err(bad)?),
             _ => {
-                return Err(format!(
-                    "bad step `{text}`: key must be rate_mbit (> 0), delay_ms, buffer_pkts or loss (< 1)"
-                ))
+                return Err(bad(format!(
+                    "key `{key}`: want rate_mbit, delay_ms, buffer_pkts or loss"
+                )))
             }
         };
         Ok(Step {
-            at_ns: (at_ms * 1e6) as Nanos,
+            at_ns,
             direction,
             change,
         })
+    }
+}
+
+impl Step {
+    /// Checks the change against the bounds of [`crate::limits`] (a step
+    /// built in code rather than parsed), and a loss rate against the mean
+    /// loss burst of each link it applies to.
+    pub fn check(&self, down: &LinkSpec, up: &LinkSpec) -> Result<(), String> {
+        let max_at_ns = (limits::MAX_STEP_AT_MS * 1e6) as Nanos;
+        if self.at_ns > max_at_ns {
+            return Err(format!(
+                "step at {} ns: must be at most {max_at_ns}",
+                self.at_ns
+            ));
+        }
+        for (spec, applies) in [
+            (down, self.direction != Direction::Up),
+            (up, self.direction != Direction::Down),
+        ] {
+            if applies {
+                let mut after = *spec;
+                apply(&mut after, self.change);
+                limits::check_spec(&after)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -253,6 +290,19 @@ impl Emulator {
         if config.routes.is_empty() {
             return Err("no route: give at least one LISTEN=SERVER".into());
         }
+        limits::check_spec(&config.down).map_err(|e| format!("down link: {e}"))?;
+        limits::check_spec(&config.up).map_err(|e| format!("up link: {e}"))?;
+        for step in &config.steps {
+            step.check(&config.down, &config.up)
+                .map_err(|e| format!("step {step:?}: {e}"))?;
+        }
+        if config.spin_ns > limits::MAX_SPIN_US * 1000 {
+            return Err(format!(
+                "busy-wait {} ns: must be at most {} us",
+                config.spin_ns,
+                limits::MAX_SPIN_US
+            ));
+        }
         let mut listeners = Vec::new();
         for r in &config.routes {
             let s = UdpSocket::bind(r.listen)
@@ -260,8 +310,22 @@ impl Emulator {
             s.set_nonblocking(true).map_err(|e| e.to_string())?;
             listeners.push(s);
         }
-        let listen_addrs: Vec<SocketAddr> =
-            listeners.iter().map(|s| s.local_addr().unwrap()).collect();
+        let listen_addrs: Vec<SocketAddr> = listeners
+            .iter()
+            .map(|s| s.local_addr())
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("cannot read a bound listen address: {e}"))?;
+        if let Some(r) = config
+            .routes
+            .iter()
+            .find(|r| listen_addrs.contains(&r.server))
+        {
+            return Err(format!(
+                "route {} -> {}: the server is one of the emulator's own listen addresses, \
+                 the relay would send to itself",
+                r.listen, r.server
+            ));
+        }
         let servers: Vec<SocketAddr> = config.routes.iter().map(|r| r.server).collect();
         let scheduler_side: Vec<UdpSocket> = listeners
             .iter()
@@ -318,7 +382,7 @@ impl Drop for Emulator {
 }
 
 fn since(start: Instant) -> Nanos {
-    start.elapsed().as_nanos() as Nanos
+    Nanos::try_from(start.elapsed().as_nanos()).unwrap_or(Nanos::MAX)
 }
 
 fn receive(
@@ -511,13 +575,13 @@ fn schedule(
                 }
             }
         }
-        if now - last_flush > 200_000_000 {
+        if now.saturating_sub(last_flush) > 200_000_000 {
             down.flush_log();
             up.flush_log();
             last_flush = now;
         }
 
-        let mut next = now + idle_wake_ns;
+        let mut next = now.saturating_add(idle_wake_ns);
         for t in [
             down.next_event_ns(),
             up.next_event_ns(),

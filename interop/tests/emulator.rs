@@ -354,7 +354,96 @@ fn step_syntax() {
         "1:up:loss=1",
         "1:up:rate_mbit=0",
         "1:up:foo=1",
+        "nan:down:loss=0.1",
+        "-1:down:loss=0.1",
+        "1e300:down:loss=0.1",
+        "1:down:delay_ms=1e15",
+        "1:down:delay_ms=nan",
+        "1:down:buffer_pkts=2.5",
+        "1:down:buffer_pkts=1000001",
+        "1:down:rate_mbit=inf",
     ] {
-        assert!(bad.parse::<Step>().is_err(), "{bad}");
+        let e = bad.parse::<Step>().unwrap_err();
+        assert!(e.starts_with(&format!("bad step `{bad}`: ")), "{e}");
     }
+}
+
+/// A link spec built in code is held to the command line's bounds too: an
+/// error, not a wrap-around of the link's clock.
+#[test]
+fn start_refuses_out_of_range_parameters() {
+    let server: SocketAddr = "127.0.0.1:9".parse().unwrap();
+    let ok = LinkSpec::new(10_000_000, 1_000_000, 10);
+    let start = |down: LinkSpec, steps: Vec<Step>, spin_ns: u64| {
+        Emulator::start(Config {
+            routes: vec![Route {
+                listen: "127.0.0.1:0".parse().unwrap(),
+                server,
+            }],
+            down,
+            up: ok,
+            seed: 1,
+            steps,
+            down_log: None,
+            up_log: None,
+            spin_ns,
+        })
+        .err()
+    };
+    let with = |f: &dyn Fn(&mut LinkSpec)| {
+        let mut spec = ok;
+        f(&mut spec);
+        spec
+    };
+    for (spec, expected) in [
+        (with(&|s| s.delay_ns = u64::MAX), "delay"),
+        (with(&|s| s.rate_bps = 0), "rate"),
+        (with(&|s| s.rate_bps = u64::MAX), "rate"),
+        (with(&|s| s.buffer_pkts = usize::MAX), "buffer"),
+        (with(&|s| s.loss = f64::NAN), "loss"),
+        (with(&|s| s.loss_burst_pkts = 0.0), "burst"),
+        (
+            with(&|s| {
+                s.loss = 0.9;
+                s.loss_burst_pkts = 2.0
+            }),
+            "B/(B+1)",
+        ),
+        (with(&|s| s.aggregation_ns = 1), "aggregation"),
+    ] {
+        let e = start(spec, vec![], 0).expect("refused");
+        assert!(e.starts_with("down link: ") && e.contains(expected), "{e}");
+    }
+    let late = Step {
+        at_ns: u64::MAX,
+        direction: Direction::Up,
+        change: Change::Loss(0.1),
+    };
+    assert!(start(ok, vec![late], 0).unwrap().contains("step"));
+    assert!(start(ok, vec![], u64::MAX).unwrap().contains("busy-wait"));
+
+    // A route whose server is the emulator's own port would relay to
+    // itself without end.
+    let port = UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let own: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let e = Emulator::start(Config {
+        routes: vec![Route {
+            listen: own,
+            server: own,
+        }],
+        down: ok,
+        up: ok,
+        seed: 1,
+        steps: vec![],
+        down_log: None,
+        up_log: None,
+        spin_ns: 0,
+    })
+    .err()
+    .expect("refused");
+    assert!(e.contains("send to itself"), "{e}");
 }

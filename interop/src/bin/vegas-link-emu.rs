@@ -12,6 +12,7 @@
 //! each flow's downstream throughput and share, and the timing precision.
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -19,88 +20,178 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 use std::time::Instant;
 
+use clap::CommandFactory;
 use clap::Parser;
+use vegas_interop::limits;
 use vegas_interop::Config;
 use vegas_interop::Emulator;
 use vegas_interop::LinkSpec;
 use vegas_interop::Route;
 use vegas_interop::Step;
 
+/// The accepted ranges (interop/src/limits.rs) in the help text.
+const AFTER_HELP: &str = "Ranges: rates 0.001 (1 kbit/s) to 100000 (100 Gbit/s) Mbit/s; delays \
+0 to 60000 ms; buffers 0 to 1000000 packets; loss rates in [0, 1); mean loss bursts 1 to 10000 \
+packets, and a loss rate of at most B/(B+1) with bursts of B > 1; aggregation periods 0 (off) or \
+0.001 to 60000 ms; --spin-us at most 50000; --duration-s above 0, at most 86400 (1 day); step \
+times 0 to 86400000 ms, step values in the ranges of their flags. Out-of-range values are \
+refused with an error naming the flag and the value (non-zero exit status), never clamped.";
+
 #[derive(Parser, Debug)]
-#[command(about = "User-space UDP bottleneck emulator (loopback, no root)")]
+#[command(
+    about = "User-space UDP bottleneck emulator (loopback, no root)",
+    after_help = AFTER_HELP
+)]
 struct Args {
     /// LISTEN=SERVER: clients send to LISTEN, datagrams go on to SERVER;
-    /// repeatable, all routes share one bottleneck.
+    /// repeatable, all routes share one bottleneck. Loopback addresses
+    /// only; LISTEN port 0 picks a free port, SERVER needs a port.
     #[arg(long, required = true, value_parser = parse_route, value_name = "LISTEN=SERVER")]
     route: Vec<Route>,
-    /// Rate of the server-to-client (down) link.
-    #[arg(long, default_value_t = 10.0, value_name = "MBIT/S")]
+    /// Rate of the server-to-client (down) link, 0.001 to 100000 Mbit/s.
+    #[arg(long, default_value_t = 10.0, value_name = "MBIT/S", value_parser = parse_rate_mbit, allow_hyphen_values = true)]
     rate_mbit: f64,
-    /// One-way delay of the down link.
-    #[arg(long, default_value_t = 20.0, value_name = "MS")]
+    /// One-way delay of the down link, 0 to 60000 ms.
+    #[arg(long, default_value_t = 20.0, value_name = "MS", value_parser = parse_delay_ms, allow_hyphen_values = true)]
     delay_ms: f64,
-    /// Drop-tail buffer of the down link (waiting packets).
-    #[arg(long, default_value_t = 50)]
+    /// Drop-tail buffer of the down link (waiting packets), 0 to 1000000.
+    #[arg(long, default_value_t = 50, value_name = "PKTS", value_parser = limits::parse_buffer_pkts, allow_hyphen_values = true)]
     buffer_pkts: usize,
     /// Random loss rate of the down link, in [0, 1).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = parse_loss, allow_hyphen_values = true)]
     loss: f64,
-    /// Mean loss burst length in packets (above 1: Gilbert model).
-    #[arg(long, default_value_t = 1.0)]
+    /// Mean loss burst length of the down link in packets, 1 to 10000
+    /// (above 1: Gilbert model, which allows a loss rate of at most B/(B+1)).
+    #[arg(long, default_value_t = 1.0, value_name = "PKTS", value_parser = parse_loss_burst_pkts, allow_hyphen_values = true)]
     loss_burst_pkts: f64,
     /// Rate of the client-to-server (up) link [default: --rate-mbit].
-    #[arg(long, value_name = "MBIT/S")]
+    #[arg(long, value_name = "MBIT/S", value_parser = parse_rate_mbit, allow_hyphen_values = true)]
     up_rate_mbit: Option<f64>,
     /// One-way delay of the up link [default: --delay-ms].
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = parse_delay_ms, allow_hyphen_values = true)]
     up_delay_ms: Option<f64>,
-    /// Buffer of the up link.
-    #[arg(long, default_value_t = 1000)]
+    /// Buffer of the up link, 0 to 1000000 packets.
+    #[arg(long, default_value_t = 1000, value_name = "PKTS", value_parser = limits::parse_buffer_pkts, allow_hyphen_values = true)]
     up_buffer_pkts: usize,
-    /// Random loss rate of the up link.
-    #[arg(long, default_value_t = 0.0)]
+    /// Random loss rate of the up link, in [0, 1).
+    #[arg(long, default_value_t = 0.0, value_parser = parse_loss, allow_hyphen_values = true)]
     up_loss: f64,
     /// Release up-link packets (ACKs of a download) only at multiples of
-    /// this period: ACK aggregation. 0 = off.
-    #[arg(long, default_value_t = 0.0, value_name = "MS")]
+    /// this period: ACK aggregation. 0 = off, else 0.001 to 60000 ms.
+    #[arg(long, default_value_t = 0.0, value_name = "MS", value_parser = parse_aggregation_ms, allow_hyphen_values = true)]
     ack_aggregation_ms: f64,
     /// Same for the down link.
-    #[arg(long, default_value_t = 0.0, value_name = "MS")]
+    #[arg(long, default_value_t = 0.0, value_name = "MS", value_parser = parse_aggregation_ms, allow_hyphen_values = true)]
     down_aggregation_ms: f64,
-    /// Seed of the random loss.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the random loss (0 to 2^64-1).
+    #[arg(long, default_value_t = 1, value_parser = parse_seed, allow_hyphen_values = true)]
     seed: u64,
     /// A scheduled change T_MS:down|up|both:KEY=VALUE (KEY rate_mbit,
-    /// delay_ms, buffer_pkts, loss); repeatable.
-    #[arg(long, value_name = "STEP")]
-    step: Vec<Step>,
+    /// delay_ms, buffer_pkts, loss, in their flags' ranges; T_MS 0 to
+    /// 86400000); repeatable.
+    #[arg(long, value_name = "STEP", value_parser = parse_step, allow_hyphen_values = true)]
+    step: Vec<StepArg>,
     /// Queue log of the down link (the simulator's format).
     #[arg(long, value_name = "FILE")]
     queue_log: Option<PathBuf>,
-    /// Queue log of the up link.
+    /// Queue log of the up link (not the same file as --queue-log).
     #[arg(long, value_name = "FILE")]
     up_queue_log: Option<PathBuf>,
     /// Busy-wait this long before each event instead of sleeping (more
-    /// precise, costs CPU).
-    #[arg(long, default_value_t = 0, value_name = "US")]
+    /// precise, costs CPU), 0 to 50000 us.
+    #[arg(long, default_value_t = 0, value_name = "US", value_parser = parse_spin_us, allow_hyphen_values = true)]
     spin_us: u64,
-    /// Stop after this long (default: at SIGINT/SIGTERM).
-    #[arg(long, value_name = "S")]
-    duration_s: Option<f64>,
+    /// Stop after this long, above 0 and at most 86400 s (default: at
+    /// SIGINT/SIGTERM).
+    #[arg(long, value_name = "S", value_parser = parse_duration_s, allow_hyphen_values = true)]
+    duration_s: Option<Duration>,
+}
+
+/// A `--step` as given (kept for error messages) and parsed.
+#[derive(Clone, Debug)]
+struct StepArg {
+    text: String,
+    step: Step,
+}
+
+fn parse_step(text: &str) -> Result<StepArg, String> {
+    Ok(StepArg {
+        text: text.to_string(),
+        step: text.parse()?,
+    })
+}
+
+fn parse_rate_mbit(text: &str) -> Result<f64, String> {
+    let mbit = limits::number(text)?;
+    limits::rate_bps(mbit)?;
+    Ok(mbit)
+}
+
+fn parse_delay_ms(text: &str) -> Result<f64, String> {
+    let ms = limits::number(text)?;
+    limits::delay_ns(ms)?;
+    Ok(ms)
+}
+
+fn parse_aggregation_ms(text: &str) -> Result<f64, String> {
+    let ms = limits::number(text)?;
+    limits::aggregation_ns(ms)?;
+    Ok(ms)
+}
+
+fn parse_loss(text: &str) -> Result<f64, String> {
+    limits::loss(limits::number(text)?)
+}
+
+fn parse_loss_burst_pkts(text: &str) -> Result<f64, String> {
+    limits::loss_burst_pkts(limits::number(text)?)
+}
+
+fn parse_spin_us(text: &str) -> Result<u64, String> {
+    let us: u64 = text.trim().parse().map_err(|_| {
+        format!(
+            "`{text}` is not a whole number of microseconds from 0 to {}",
+            limits::MAX_SPIN_US
+        )
+    })?;
+    limits::spin_ns(us)?;
+    Ok(us)
+}
+
+fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number from 0 to {}", u64::MAX))
+}
+
+fn parse_duration_s(text: &str) -> Result<Duration, String> {
+    limits::duration_s(limits::number(text)?)
 }
 
 fn parse_route(text: &str) -> Result<Route, String> {
     let (l, s) = text.split_once('=').ok_or_else(|| {
         format!("`{text}`: want LISTEN=SERVER, e.g. 127.0.0.1:5000=127.0.0.1:4433")
     })?;
-    let listen: SocketAddr = l.parse().map_err(|e| format!("`{l}`: {e}"))?;
-    let server: SocketAddr = s.parse().map_err(|e| format!("`{s}`: {e}"))?;
+    let listen: SocketAddr = l
+        .parse()
+        .map_err(|e| format!("LISTEN `{l}`: {e} (want e.g. 127.0.0.1:5000)"))?;
+    let server: SocketAddr = s
+        .parse()
+        .map_err(|e| format!("SERVER `{s}`: {e} (want e.g. 127.0.0.1:4433)"))?;
     for a in [listen, server] {
         if !a.ip().is_loopback() {
             return Err(format!(
                 "{a} is not a loopback address: the emulator stays on this machine"
             ));
         }
+    }
+    if server.port() == 0 {
+        return Err(format!("SERVER {server}: port 0 cannot be sent to"));
+    }
+    if listen == server {
+        return Err(format!(
+            "LISTEN and SERVER are both {listen}: the relay would send to itself"
+        ));
     }
     Ok(Route { listen, server })
 }
@@ -117,55 +208,112 @@ fn link_spec(
     buffer_pkts: usize,
     loss: f64,
 ) -> Result<LinkSpec, String> {
-    if !(rate_mbit > 0.0 && rate_mbit.is_finite()) {
-        return Err(format!("rate {rate_mbit} Mbit/s: must be > 0"));
-    }
-    if !(delay_ms >= 0.0 && delay_ms.is_finite()) {
-        return Err(format!("delay {delay_ms} ms: must be >= 0"));
-    }
-    if !(0.0..1.0).contains(&loss) {
-        return Err(format!("loss {loss}: must be in [0, 1)"));
-    }
     let mut spec = LinkSpec::new(
-        (rate_mbit * 1e6) as u64,
-        (delay_ms * 1e6) as u64,
-        buffer_pkts,
+        limits::rate_bps(rate_mbit)?,
+        limits::delay_ns(delay_ms)?,
+        limits::buffer_pkts(buffer_pkts)?,
     );
-    spec.loss = loss;
+    spec.loss = limits::loss(loss)?;
     Ok(spec)
 }
 
-fn open_log(path: &Option<PathBuf>) -> Result<Option<Box<dyn std::io::Write + Send>>, String> {
+/// Creates a queue log; `flag` names it in errors.
+fn open_log(
+    flag: &str,
+    path: &Option<PathBuf>,
+) -> Result<Option<Box<dyn std::io::Write + Send>>, String> {
     match path {
         None => Ok(None),
         Some(p) => {
             let f = std::fs::File::create(p)
-                .map_err(|e| format!("cannot create {}: {e}", p.display()))?;
+                .map_err(|e| format!("{flag} {}: cannot create: {e}", p.display()))?;
             Ok(Some(Box::new(std::io::BufWriter::new(f))))
         }
     }
 }
 
-fn run(args: Args) -> Result<(), String> {
+/// Where `path` points, for comparing paths: resolved when it exists,
+/// else its folder resolved, then its file name.
+fn resolved(path: &Path) -> PathBuf {
+    if let Ok(path) = std::fs::canonicalize(path) {
+        return path;
+    }
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (std::fs::canonicalize(folder), path.file_name()) {
+        (Ok(folder), Some(name)) => folder.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Both links' parameters, after the checks that involve more than one
+/// flag (each flag's own range is checked by its value parser).
+fn links(args: &Args) -> Result<(LinkSpec, LinkSpec), String> {
+    limits::loss_fits_burst(args.loss, args.loss_burst_pkts).map_err(|e| {
+        format!(
+            "--loss {} with --loss-burst-pkts {}: {e}",
+            args.loss, args.loss_burst_pkts
+        )
+    })?;
+    let mut listening = std::collections::HashSet::new();
+    for r in &args.route {
+        if r.listen.port() != 0 && !listening.insert(r.listen) {
+            return Err(format!(
+                "--route: LISTEN {} is given twice (one route per listen address)",
+                r.listen
+            ));
+        }
+    }
+    for r in &args.route {
+        if args.route.iter().any(|other| other.listen == r.server) {
+            return Err(format!(
+                "--route: SERVER {} is also a LISTEN address: the relay would send to itself",
+                r.server
+            ));
+        }
+    }
+    if let (Some(a), Some(b)) = (&args.queue_log, &args.up_queue_log) {
+        if resolved(a) == resolved(b) {
+            return Err(format!(
+                "--queue-log {} and --up-queue-log {}: the same file; give each link its own",
+                a.display(),
+                b.display()
+            ));
+        }
+    }
     let mut down = link_spec(args.rate_mbit, args.delay_ms, args.buffer_pkts, args.loss)?;
-    down.loss_burst_pkts = args.loss_burst_pkts;
-    down.aggregation_ns = (args.down_aggregation_ms * 1e6) as u64;
+    down.loss_burst_pkts = limits::loss_burst_pkts(args.loss_burst_pkts)?;
+    down.aggregation_ns = limits::aggregation_ns(args.down_aggregation_ms)?;
     let mut up = link_spec(
         args.up_rate_mbit.unwrap_or(args.rate_mbit),
         args.up_delay_ms.unwrap_or(args.delay_ms),
         args.up_buffer_pkts,
         args.up_loss,
     )?;
-    up.aggregation_ns = (args.ack_aggregation_ms * 1e6) as u64;
+    up.aggregation_ns = limits::aggregation_ns(args.ack_aggregation_ms)?;
+    for s in &args.step {
+        s.step.check(&down, &up).map_err(|e| {
+            format!(
+                "--step {}: {e} (--loss-burst-pkts {})",
+                s.text, args.loss_burst_pkts
+            )
+        })?;
+    }
+    Ok((down, up))
+}
+
+fn run(args: Args, down: LinkSpec, up: LinkSpec) -> Result<(), String> {
     let config = Config {
         routes: args.route.clone(),
         down,
         up,
         seed: args.seed,
-        steps: args.step.clone(),
-        down_log: open_log(&args.queue_log)?,
-        up_log: open_log(&args.up_queue_log)?,
-        spin_ns: args.spin_us * 1000,
+        steps: args.step.iter().map(|s| s.step).collect(),
+        down_log: open_log("--queue-log", &args.queue_log)?,
+        up_log: open_log("--up-queue-log", &args.up_queue_log)?,
+        spin_ns: limits::spin_ns(args.spin_us)?,
     };
     // SAFETY: the handler only stores to an atomic.
     unsafe {
@@ -179,8 +327,7 @@ fn run(args: Args) -> Result<(), String> {
     }
     let _ = std::io::stdout().flush();
     let start = Instant::now();
-    let limit = args.duration_s.map(Duration::from_secs_f64);
-    while !STOP.load(Ordering::SeqCst) && limit.is_none_or(|l| start.elapsed() < l) {
+    while !STOP.load(Ordering::SeqCst) && args.duration_s.is_none_or(|l| start.elapsed() < l) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let report = emulator.stop();
@@ -190,7 +337,15 @@ fn run(args: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
+    let args = Args::parse();
+    // Conflicting flags are usage errors, reported like clap's own (exit
+    // status 2).
+    let (down, up) = links(&args).unwrap_or_else(|e| {
+        Args::command()
+            .error(clap::error::ErrorKind::ArgumentConflict, e)
+            .exit()
+    });
+    match run(args, down, up) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vegas-link-emu: error: {e}");
