@@ -36,6 +36,11 @@
 //! [`Trace::read`] is strict: a truncated or malformed record is an error
 //! naming the record number and what was wrong; events of unknown
 //! categories are skipped and counted; a trace without events is an error.
+//! [`Trace::read_tolerant`] (what `vegas-lab plot` and `qvis` use) keeps
+//! every record that parses and reports in a [`Salvage`] what it skipped:
+//! the last record when the file ends inside it (a writer killed
+//! mid-record) and any record that does not parse. A file without a
+//! usable header, or without events, is still an error.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -292,7 +297,8 @@ impl Record {
 /// Event categories a reader of this crate understands: quiche's and ours.
 const KNOWN_CATEGORIES: [&str; 3] = ["quic", "http3", "loglevel"];
 
-/// A qlog trace (one connection endpoint), read strictly.
+/// A qlog trace (one connection endpoint), read strictly ([`Trace::read`])
+/// or keeping what parses ([`Trace::read_tolerant`]).
 #[derive(Debug, Clone)]
 pub struct Trace {
     /// Where it came from (a path, or a name given by the caller).
@@ -308,45 +314,184 @@ pub struct Trace {
     pub unknown_events: BTreeMap<String, u64>,
 }
 
-impl Trace {
-    /// Reads a JSON-SEQ qlog (quiche's `.sqlog`; newline-delimited JSON
-    /// without record separators is accepted too).
-    pub fn read(path: &Path) -> Result<Trace, TraceError> {
-        let source = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| TraceError {
-            source: source.clone(),
-            record: 0,
-            what: format!("cannot read: {e}"),
-        })?;
-        Trace::parse(&bytes, &source)
+/// A record a tolerant read skipped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkippedRecord {
+    /// Its number (1 is the header, events count from 2).
+    pub record: usize,
+    /// Where it starts in the file (its separator), in bytes.
+    pub start_byte: usize,
+    /// Why it was skipped.
+    pub what: String,
+}
+
+/// What [`Trace::read_tolerant`] read and left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Salvage {
+    /// Records read: the header and every event that parsed (known or not).
+    pub records_read: usize,
+    /// The file's length in bytes.
+    pub file_bytes: usize,
+    /// The last record, when the file ends inside it.
+    pub truncated: Option<SkippedRecord>,
+    /// Other records that did not parse, in file order.
+    pub malformed: Vec<SkippedRecord>,
+}
+
+impl Salvage {
+    /// Whether nothing was skipped.
+    pub fn is_complete(&self) -> bool {
+        self.truncated.is_none() && self.malformed.is_empty()
     }
 
-    /// Parses the bytes of a JSON-SEQ qlog; `source` names it in errors.
+    /// One line for the user naming `source`, what was skipped and how
+    /// much was read; `None` when nothing was skipped.
+    pub fn warning(&self, source: &str) -> Option<String> {
+        if self.is_complete() {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if let Some(t) = &self.truncated {
+            parts.push(format!(
+                "last record truncated at byte {} (record {}, from byte {}, skipped)",
+                self.file_bytes, t.record, t.start_byte
+            ));
+        }
+        match self.malformed.as_slice() {
+            [] => {}
+            [one] => parts.push(format!(
+                "skipped record {} at byte {}: {}",
+                one.record, one.start_byte, one.what
+            )),
+            [first, ..] => parts.push(format!(
+                "skipped {} records that do not parse (first: record {} at byte {}: {})",
+                self.malformed.len(),
+                first.record,
+                first.start_byte,
+                first.what
+            )),
+        }
+        Some(format!(
+            "{source}: {}; read {} records",
+            parts.join("; "),
+            self.records_read
+        ))
+    }
+}
+
+/// One record of a qlog file, as bytes.
+struct RawRecord<'a> {
+    /// Counted from 1 (the header), blank records left out.
+    number: usize,
+    /// Where the record starts: its separator.
+    start_byte: usize,
+    /// Whether a newline ends it (in it, or as the separator after it):
+    /// quiche ends every record with one, so one without was cut short.
+    terminated: bool,
+    bytes: &'a [u8],
+}
+
+/// The non-blank records of a qlog. JSON-SEQ splits at the record
+/// separator; without one, at newlines.
+fn split_records(bytes: &[u8]) -> Vec<RawRecord<'_>> {
+    const RECORD_SEPARATOR: u8 = 0x1e;
+    let separator = if bytes.contains(&RECORD_SEPARATOR) {
+        RECORD_SEPARATOR
+    } else {
+        b'\n'
+    };
+    let mut records = Vec::new();
+    let mut piece_start = 0;
+    for piece in bytes.split(|&b| b == separator) {
+        let piece_end = piece_start + piece.len();
+        if !piece.iter().all(u8::is_ascii_whitespace) {
+            records.push(RawRecord {
+                number: records.len() + 1,
+                start_byte: piece_start.saturating_sub(1),
+                terminated: piece.ends_with(b"\n") || bytes.get(piece_end) == Some(&b'\n'),
+                bytes: piece,
+            });
+        }
+        piece_start = piece_end + 1;
+    }
+    records
+}
+
+/// Why an event record is unusable, if it is.
+fn event_fields(value: &serde_json::Value) -> Result<(f64, &str, serde_json::Value), String> {
+    let time_ms = value
+        .get("time")
+        .and_then(serde_json::Value::as_f64)
+        .ok_or_else(|| "event without a numeric `time`".to_string())?;
+    let name = value
+        .get("name")
+        .and_then(serde_json::Value::as_str)
+        .ok_or_else(|| "event without a string `name`".to_string())?;
+    let data = match value.get("data") {
+        None => serde_json::Value::Object(Default::default()),
+        Some(d) if d.is_object() => d.clone(),
+        Some(_) => return Err(format!("`{name}`: `data` is not an object")),
+    };
+    Ok((time_ms, name, data))
+}
+
+impl Trace {
+    /// Reads a JSON-SEQ qlog (quiche's `.sqlog`; newline-delimited JSON
+    /// without record separators is accepted too), strictly.
+    pub fn read(path: &Path) -> Result<Trace, TraceError> {
+        let source = path.display().to_string();
+        Trace::parse(&read_file(path, &source)?, &source)
+    }
+
+    /// Reads a qlog keeping every record that parses; the [`Salvage`]
+    /// says what was skipped (e.g. the end of a qlog whose writer was
+    /// killed). Errors only without a usable header or without events.
+    pub fn read_tolerant(path: &Path) -> Result<(Trace, Salvage), TraceError> {
+        let source = path.display().to_string();
+        Trace::parse_tolerant(&read_file(path, &source)?, &source)
+    }
+
+    /// Parses the bytes of a JSON-SEQ qlog strictly; `source` names it in
+    /// errors.
     pub fn parse(bytes: &[u8], source: &str) -> Result<Trace, TraceError> {
+        Trace::parse_records(bytes, source, false).map(|(trace, _)| trace)
+    }
+
+    /// Parses the bytes of a JSON-SEQ qlog, skipping records that do not
+    /// parse ([`Trace::read_tolerant`]).
+    pub fn parse_tolerant(bytes: &[u8], source: &str) -> Result<(Trace, Salvage), TraceError> {
+        Trace::parse_records(bytes, source, true)
+    }
+
+    fn parse_records(
+        bytes: &[u8],
+        source: &str,
+        tolerant: bool,
+    ) -> Result<(Trace, Salvage), TraceError> {
         let error = |record: usize, what: String| TraceError {
             source: source.to_string(),
             record,
             what,
         };
-        const RECORD_SEPARATOR: u8 = 0x1e;
-        let records: Vec<&[u8]> = if bytes.contains(&RECORD_SEPARATOR) {
-            bytes.split(|&b| b == RECORD_SEPARATOR).collect()
-        } else {
-            bytes.split(|&b| b == b'\n').collect()
-        };
-        let records: Vec<(usize, &[u8])> = records
-            .into_iter()
-            .filter(|r| !r.iter().all(u8::is_ascii_whitespace))
-            .enumerate()
-            .map(|(i, r)| (i + 1, r))
-            .collect();
+        let records = split_records(bytes);
         let last_record = records.len();
         let mut records = records.into_iter();
-        let Some((_, header)) = records.next() else {
+        let Some(header) = records.next() else {
             return Err(error(0, "empty file: no qlog header".into()));
         };
-        let header: serde_json::Value = serde_json::from_slice(header)
-            .map_err(|e| error(1, format!("header is not JSON: {e}")))?;
+        let header: serde_json::Value = serde_json::from_slice(header.bytes).map_err(|e| {
+            if e.is_eof() && last_record == 1 {
+                error(
+                    1,
+                    format!(
+                        "header is not JSON: the file ends inside it at byte {} ({e})",
+                        bytes.len()
+                    ),
+                )
+            } else {
+                error(1, format!("header is not JSON: {e}"))
+            }
+        })?;
         let trace = header
             .get("trace")
             .filter(|t| t.is_object())
@@ -366,50 +511,77 @@ impl Trace {
             events: Vec::new(),
             unknown_events: BTreeMap::new(),
         };
-        for (number, raw) in records {
-            let value: serde_json::Value = match serde_json::from_slice(raw) {
-                Ok(v) => v,
-                Err(e) if e.is_eof() && number == last_record => {
-                    return Err(error(
-                        number,
-                        format!("truncated: the file ends inside this record ({e})"),
-                    ))
+        let mut salvage = Salvage {
+            records_read: 1,
+            file_bytes: bytes.len(),
+            ..Salvage::default()
+        };
+        for raw in records {
+            let number = raw.number;
+            let is_last = number == last_record;
+            let parsed = serde_json::from_slice::<serde_json::Value>(raw.bytes)
+                .map_err(|e| (e.is_eof(), format!("not JSON: {e}")))
+                .and_then(|value| {
+                    event_fields(&value)
+                        .map(|(time_ms, name, data)| (time_ms, name.to_string(), data))
+                        .map_err(|what| (false, what))
+                });
+            let (time_ms, name, data) = match parsed {
+                Ok(fields) => fields,
+                Err((eof, what)) if !tolerant => {
+                    return Err(if eof && is_last {
+                        error(
+                            number,
+                            format!(
+                                "truncated: the file ends inside this record ({})",
+                                what.trim_start_matches("not JSON: ")
+                            ),
+                        )
+                    } else {
+                        error(number, what)
+                    });
                 }
-                Err(e) => return Err(error(number, format!("not JSON: {e}"))),
+                Err((eof, what)) => {
+                    let skipped = SkippedRecord {
+                        record: number,
+                        start_byte: raw.start_byte,
+                        what,
+                    };
+                    if is_last && (eof || !raw.terminated) {
+                        salvage.truncated = Some(skipped);
+                    } else {
+                        salvage.malformed.push(skipped);
+                    }
+                    continue;
+                }
             };
-            let time_ms = value
-                .get("time")
-                .and_then(serde_json::Value::as_f64)
-                .ok_or_else(|| error(number, "event without a numeric `time`".into()))?;
-            let name = value
-                .get("name")
-                .and_then(serde_json::Value::as_str)
-                .ok_or_else(|| error(number, "event without a string `name`".into()))?;
-            let data = match value.get("data") {
-                None => serde_json::Value::Object(Default::default()),
-                Some(d) if d.is_object() => d.clone(),
-                Some(_) => return Err(error(number, format!("`{name}`: `data` is not an object"))),
-            };
-            if !is_known_event(name) {
-                *out.unknown_events.entry(name.to_string()).or_default() += 1;
+            salvage.records_read += 1;
+            if !is_known_event(&name) {
+                *out.unknown_events.entry(name).or_default() += 1;
                 continue;
             }
             out.events.push(Record {
                 time_ms,
-                name: name.to_string(),
+                name,
                 data,
             });
         }
         if out.events.is_empty() {
-            let skipped: u64 = out.unknown_events.values().sum();
+            let unknown: u64 = out.unknown_events.values().sum();
+            let unusable = salvage.malformed.len() + usize::from(salvage.truncated.is_some());
+            let unusable = if unusable > 0 {
+                format!(", {unusable} that do not parse skipped")
+            } else {
+                String::new()
+            };
             return Err(error(
                 0,
                 format!(
-                    "empty trace: no known events after the header ({skipped} unknown skipped)"
+                    "empty trace: no known events after the header ({unknown} unknown skipped{unusable})"
                 ),
             ));
         }
-        Ok(out)
+        Ok((out, salvage))
     }
 
     /// The time origin [`setup_writer`] recorded: which instant of a clock
@@ -432,6 +604,14 @@ impl Trace {
     pub fn unknown_count(&self) -> u64 {
         self.unknown_events.values().sum()
     }
+}
+
+fn read_file(path: &Path, source: &str) -> Result<Vec<u8>, TraceError> {
+    std::fs::read(path).map_err(|e| TraceError {
+        source: source.to_string(),
+        record: 0,
+        what: format!("cannot read: {e}"),
+    })
 }
 
 /// Whether a reader of this crate understands `name`: quiche's categories,

@@ -26,7 +26,9 @@
 //! - our `vegas:*` events unchanged (qvis lists them in its event views);
 //! - files larger than a browser handles well (default 50 MB: qvis parses
 //!   the whole file in the page) split by time into parts that each load
-//!   alone, their titles saying `part i of n` and why.
+//!   alone, their titles saying `part i of n` and why; at most
+//!   [`MAX_PARTS`] parts (a tiny limit is refused, not obeyed with
+//!   thousands of files).
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;
@@ -43,6 +45,9 @@ use crate::qlog::Trace;
 pub const QLOG_VERSION: &str = "0.3";
 /// Default largest file, in bytes, before splitting.
 pub const DEFAULT_MAX_FILE_BYTES: usize = 50_000_000;
+/// Most files one export is split into: a smaller `max_file_bytes` than
+/// that allows is refused rather than writing thousands of files.
+pub const MAX_PARTS: usize = 1000;
 
 /// The qvis (qlog draft-02 / 0.3) name of a quiche qlog 0.18 event.
 pub fn qvis_name(name: &str) -> String {
@@ -202,11 +207,48 @@ fn qvis_data(record: &Record) -> Value {
     data
 }
 
+/// Why an export could not be built.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExportError {
+    NoTraces,
+    /// Splitting at `max_file_bytes` would need more than [`MAX_PARTS`]
+    /// files.
+    TooManyParts {
+        parts: usize,
+        total_bytes: usize,
+        max_file_bytes: usize,
+    },
+    /// An event could not be serialized.
+    Json(String),
+}
+
+impl std::fmt::Display for ExportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExportError::NoTraces => write!(f, "no traces to export"),
+            ExportError::TooManyParts {
+                parts,
+                total_bytes,
+                max_file_bytes,
+            } => write!(
+                f,
+                "the export is {:.1} MB: parts of at most {:.3} MB would make {parts} files, \
+                 more than {MAX_PARTS}; allow larger parts",
+                *total_bytes as f64 / 1e6,
+                *max_file_bytes as f64 / 1e6
+            ),
+            ExportError::Json(e) => write!(f, "cannot serialize an event: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ExportError {}
+
 /// Builds the export of `traces` (endpoints of one connection, or any
 /// traces). The first client trace is the time reference.
-pub fn export(traces: &[Trace], options: &ExportOptions) -> Result<Export, String> {
+pub fn export(traces: &[Trace], options: &ExportOptions) -> Result<Export, ExportError> {
     if traces.is_empty() {
-        return Err("no traces to export".into());
+        return Err(ExportError::NoTraces);
     }
     let reference = traces
         .iter()
@@ -251,7 +293,7 @@ pub fn export(traces: &[Trace], options: &ExportOptions) -> Result<Export, Strin
         for (time_ms, name, data) in converted {
             let time_ms = (time_ms * 1e3).round() / 1e3;
             let text = serde_json::to_string(&json!({"time": time_ms, "name": name, "data": data}))
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| ExportError::Json(e.to_string()))?;
             events.push((time_ms, index, text));
         }
         alignments.push(alignment);
@@ -276,6 +318,13 @@ pub fn export(traces: &[Trace], options: &ExportOptions) -> Result<Export, Strin
     chunks.push(start..events.len());
 
     let total_bytes: usize = events.iter().map(|e| e.2.len() + 2).sum();
+    if chunks.len() > MAX_PARTS {
+        return Err(ExportError::TooManyParts {
+            parts: chunks.len(),
+            total_bytes,
+            max_file_bytes: options.max_file_bytes,
+        });
+    }
     let parts = chunks
         .iter()
         .enumerate()

@@ -490,6 +490,19 @@ fn large_exports_are_split_and_say_so() {
     );
     let paths = qvis::part_paths(Path::new("/x/out.qlog"), 3);
     assert_eq!(paths[1], Path::new("/x/out.part2of3.qlog"));
+
+    // A limit that would need more than MAX_PARTS files is refused.
+    let tiny = qvis::ExportOptions {
+        max_file_bytes: 1,
+        title: "demo".into(),
+    };
+    match qvis::export(&traces, &tiny) {
+        Err(e @ qvis::ExportError::TooManyParts { parts, .. }) => {
+            assert!(parts > qvis::MAX_PARTS, "{parts}");
+            assert!(e.to_string().contains("more than 1000"), "{e}");
+        }
+        other => panic!("{:?}", other.map(|e| e.parts.len())),
+    }
 }
 
 #[test]
@@ -670,7 +683,7 @@ fn cli_run_plot_qvis_and_errors() {
         "the client's qlog is added"
     );
 
-    // A truncated qlog: exit status 2 and the record number.
+    // A truncated qlog is drawn up to the cut, with a warning.
     let text = std::fs::read(dir.join("flow-0-server.sqlog")).unwrap();
     std::fs::write(dir.join("cut.sqlog"), &text[..text.len() / 2]).unwrap();
     let out = Command::new(exe)
@@ -680,10 +693,316 @@ fn cli_run_plot_qvis_and_errors() {
         .arg(dir.join("cut.svg"))
         .output()
         .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("cut.sqlog: last record truncated at byte"),
+        "{stderr}"
+    );
+
+    // A qlog without a complete header: exit status 2 and the record.
+    std::fs::write(dir.join("head.sqlog"), &text[..100]).unwrap();
+    let out = Command::new(exe)
+        .arg("plot")
+        .arg(dir.join("head.sqlog"))
+        .arg("-o")
+        .arg(dir.join("head.svg"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("record ") && stderr.contains("truncated"),
+        stderr.contains("head.sqlog: record 1: header is not JSON: the file ends inside it"),
+        "{stderr}"
+    );
+}
+
+/// Byte offsets of the record separators in `bytes`.
+fn separators(bytes: &[u8]) -> Vec<usize> {
+    (0..bytes.len()).filter(|&i| bytes[i] == 0x1e).collect()
+}
+
+/// The real server qlog of the demo with a last record holding multi-byte
+/// UTF-8, and the offset of the 3-byte `≥` in it.
+fn qlog_with_utf8_tail() -> (Vec<u8>, usize) {
+    let mut bytes = std::fs::read(demo_dir().join("flow-0-server.sqlog")).unwrap();
+    let tail =
+        record(r#"{"time":9999.0,"name":"loglevel:info","data":{"message":"délai ≥ 50 ms ✓"}}"#);
+    let at = bytes.len() + tail.find('≥').unwrap();
+    bytes.extend_from_slice(tail.as_bytes());
+    (bytes, at)
+}
+
+/// The same records (without printing thousands of them when not).
+fn assert_same(a: &[qlog::Record], b: &[qlog::Record], cut: usize) {
+    assert_eq!(a.len(), b.len(), "cut at {cut}: number of events");
+    if let Some(i) = (0..a.len()).find(|&i| a[i] != b[i]) {
+        panic!("cut at {cut}: event {i} differs: {:?} vs {:?}", a[i], b[i]);
+    }
+}
+
+#[test]
+fn truncated_qlogs_are_read_up_to_the_cut() {
+    let (bytes, utf8_at) = qlog_with_utf8_tail();
+    let rs = separators(&bytes);
+    let whole = Trace::parse(&bytes, "whole").unwrap();
+    let n = rs.len();
+    // (cut, whether the cut falls inside a record)
+    let cuts = [
+        (bytes.len() / 2, true),
+        (bytes.len() / 3 + 7, true),
+        (rs[n / 2] + 1, false), // just after a separator
+        (rs[n / 2] - 1, false), // after a record's `}`, before its newline
+        (rs[n / 2] + 2, true),  // one byte into a record
+        (rs[n - 1] + 30, true), // inside the last record
+        (utf8_at + 1, true),    // inside a 3-byte UTF-8 character
+        (utf8_at + 2, true),
+        (bytes.len() - 1, false), // only the final newline missing
+        (bytes.len(), false),
+    ];
+    for (cut, inside) in cuts {
+        let cut_bytes = &bytes[..cut];
+        let (trace, salvage) = Trace::parse_tolerant(cut_bytes, "cut.sqlog")
+            .unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        // What strictly parses: everything before the record the cut is
+        // in (or the whole prefix when the cut is at a boundary).
+        let last_rs = *rs.iter().rfind(|&&p| p < cut).unwrap();
+        let complete = if inside { &bytes[..last_rs] } else { cut_bytes };
+        let expected = Trace::parse(complete, "prefix").unwrap();
+        assert_same(&trace.events, &expected.events, cut);
+        assert!(trace.events.len() <= whole.events.len());
+        assert_same(&trace.events, &whole.events[..trace.events.len()], cut);
+        assert!(salvage.malformed.is_empty(), "cut at {cut}");
+        let records =
+            rs.iter().filter(|&&p| p < last_rs).count() + usize::from(!inside && cut > last_rs + 1);
+        assert_eq!(salvage.records_read, records, "cut at {cut}");
+        assert_eq!(salvage.truncated.is_some(), inside, "cut at {cut}");
+        if inside {
+            let t = salvage.truncated.as_ref().expect("a truncated record");
+            assert_eq!(t.start_byte, last_rs, "cut at {cut}");
+            let warning = salvage.warning("cut.sqlog").unwrap();
+            assert_eq!(
+                warning,
+                format!(
+                    "cut.sqlog: last record truncated at byte {cut} (record {}, from byte \
+                     {last_rs}, skipped); read {records} records",
+                    records + 1
+                )
+            );
+        }
+    }
+    // A complete last record whose newline is missing is read.
+    let (trace, salvage) = Trace::parse_tolerant(&bytes[..bytes.len() - 1], "x").unwrap();
+    assert!(salvage.is_complete() && salvage.warning("x").is_none());
+    assert_same(&trace.events, &whole.events, bytes.len() - 1);
+
+    // No usable header, no events: still errors.
+    for cut in [0, 1, 50, rs[1] - 5] {
+        let e = Trace::parse_tolerant(&bytes[..cut], "h").unwrap_err();
+        assert_eq!(e.record, if cut <= 1 { 0 } else { 1 }, "cut at {cut}: {e}");
+    }
+    let e = Trace::parse_tolerant(&bytes[..rs[1] + 20], "h").unwrap_err();
+    assert!(
+        e.what.contains("empty trace") && e.what.contains("1 that do not parse"),
+        "{e}"
+    );
+}
+
+#[test]
+fn malformed_records_are_skipped_by_the_tolerant_reader_only() {
+    let good = record(
+        r#"{"time":1.0,"name":"quic:packet_sent","data":{"header":{"packet_type":"1RTT","packet_number":0}}}"#,
+    );
+    let bad = [
+        record("not json at all"),
+        record(r#"{"time":"soon","name":"quic:packet_sent"}"#),
+        record("{\"time\":2.0,\"name\":\"quic:packet_sent\",\"data\":{\"x\":\"\u{ff}\"}}"),
+    ];
+    let text = format!("{HEADER}{good}{}{good}{}{}{good}", bad[0], bad[1], bad[2]);
+    let mut bytes = text.into_bytes();
+    // Invalid UTF-8 inside the third bad record.
+    let at = bytes
+        .windows(2)
+        .position(|w| w == "\u{ff}".as_bytes())
+        .unwrap();
+    bytes[at] = 0xff;
+    assert!(Trace::parse(&bytes, "m").is_err());
+    let (trace, salvage) = Trace::parse_tolerant(&bytes, "m.sqlog").unwrap();
+    assert_eq!(trace.events.len(), 3);
+    assert_eq!(salvage.records_read, 4);
+    assert!(salvage.truncated.is_none());
+    assert_eq!(
+        salvage
+            .malformed
+            .iter()
+            .map(|m| m.record)
+            .collect::<Vec<_>>(),
+        [3, 5, 6]
+    );
+    let warning = salvage.warning("m.sqlog").unwrap();
+    assert!(
+        warning
+            .starts_with("m.sqlog: skipped 3 records that do not parse (first: record 3 at byte ")
+            && warning.contains("not JSON")
+            && warning.ends_with("; read 4 records"),
+        "{warning}"
+    );
+    // A malformed last record that is complete (newline-terminated) is
+    // malformed, not truncated.
+    let text = format!("{HEADER}{good}{}", bad[1]);
+    let (_, salvage) = Trace::parse_tolerant(text.as_bytes(), "l").unwrap();
+    assert!(salvage.truncated.is_none() && salvage.malformed.len() == 1);
+    // Newline-delimited JSON (no separators) is cut the same way.
+    let ndjson = format!(
+        "{}\n{}\n{}",
+        &HEADER[1..HEADER.len() - 1],
+        &good[1..good.len() - 1],
+        &good[1..30]
+    );
+    let (trace, salvage) = Trace::parse_tolerant(ndjson.as_bytes(), "nd").unwrap();
+    assert_eq!(trace.events.len(), 1);
+    assert_eq!(salvage.truncated.as_ref().map(|t| t.record), Some(3));
+}
+
+/// Runs `vegas-lab` with `args`; (success, stderr).
+fn lab(args: &[&std::ffi::OsStr]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vegas-lab"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_plot_and_qvis_read_truncated_qlogs_with_a_warning() {
+    let dir = temp_dir("truncated");
+    let (bytes, utf8_at) = qlog_with_utf8_tail();
+    let rs = separators(&bytes);
+    for (name, cut) in [
+        ("half", bytes.len() / 2),
+        ("one-byte", rs[rs.len() / 3] + 2),
+        ("utf8", utf8_at + 1),
+    ] {
+        let path = dir.join(format!("{name}-server.sqlog"));
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        let last_rs = *rs.iter().rfind(|&&p| p < cut).unwrap();
+        let before = Trace::parse(&bytes[..last_rs], "prefix").unwrap();
+        let records = rs.iter().filter(|&&p| p < last_rs).count();
+        let warning = format!(
+            "warning: {}: last record truncated at byte {cut} (record {}, from byte {last_rs}, \
+             skipped); read {records} records",
+            path.display(),
+            records + 1
+        );
+
+        let svg = dir.join(format!("{name}.svg"));
+        let (ok, stderr) = lab(&[
+            "plot".as_ref(),
+            path.as_os_str(),
+            "-o".as_ref(),
+            svg.as_os_str(),
+        ]);
+        assert!(ok, "{name}: {stderr}");
+        assert_eq!(stderr.matches("warning: ").count(), 1, "{name}: {stderr}");
+        assert!(stderr.contains(&warning), "{name}: {stderr}");
+        assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+        // The figure holds every packet sent before the cut.
+        let (trace, _) = Trace::read_tolerant(&path).unwrap();
+        let flows = [plot::FlowInput {
+            trace: &trace,
+            label: name.into(),
+            flow_id: None,
+        }];
+        let figure = plot::build_figure(name, &flows, None).unwrap();
+        assert_eq!(
+            figure.flows[0].sends_s.len(),
+            before.named("quic:packet_sent").count()
+        );
+
+        let export = dir.join(format!("{name}.qlog"));
+        let (ok, stderr) = lab(&[
+            "qvis".as_ref(),
+            path.as_os_str(),
+            "--no-peer".as_ref(),
+            "-o".as_ref(),
+            export.as_os_str(),
+        ]);
+        assert!(ok, "{name}: {stderr}");
+        assert_eq!(stderr.matches("warning: ").count(), 1, "{name}: {stderr}");
+        assert!(stderr.contains(&warning), "{name}: {stderr}");
+        let json = parse_export(&std::fs::read_to_string(&export).unwrap());
+        let counts = qvis::event_counts(&json);
+        for (qlog_name, qvis_name) in [
+            ("quic:packet_sent", "transport:packet_sent"),
+            ("quic:packet_received", "transport:packet_received"),
+            (qlog::ROUND_DECISION, qlog::ROUND_DECISION),
+        ] {
+            assert_eq!(
+                counts.get(qvis_name).copied().unwrap_or(0),
+                before.named(qlog_name).count(),
+                "{name}: {qvis_name}"
+            );
+        }
+        let last_ms = json["traces"][0]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["time"].as_f64().unwrap())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let expected_ms = before
+            .events
+            .iter()
+            .map(|e| e.time_ms)
+            .fold(f64::NEG_INFINITY, f64::max);
+        assert!(
+            (last_ms - expected_ms).abs() < 1e-3,
+            "{name}: {last_ms} vs {expected_ms}"
+        );
+    }
+
+    // A record that does not parse in the middle is skipped with a warning.
+    let middle = rs[rs.len() / 2];
+    let mut damaged = bytes[..middle].to_vec();
+    damaged.extend_from_slice(b"\x1e{\"time\":12.5,\"name\":oops}\n");
+    damaged.extend_from_slice(&bytes[middle..]);
+    let path = dir.join("damaged-server.sqlog");
+    std::fs::write(&path, &damaged).unwrap();
+    let svg = dir.join("damaged.svg");
+    let (ok, stderr) = lab(&[
+        "plot".as_ref(),
+        path.as_os_str(),
+        "-o".as_ref(),
+        svg.as_os_str(),
+    ]);
+    assert!(ok, "{stderr}");
+    let expected = format!(
+        "warning: {}: skipped record {} at byte {middle}: not JSON: ",
+        path.display(),
+        rs.len() / 2 + 1
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert!(
+        stderr.contains(&format!("; read {} records", rs.len())),
+        "{stderr}"
+    );
+
+    // A file that is no qlog at all is still refused (exit status 2).
+    let junk = dir.join("junk.sqlog");
+    std::fs::write(&junk, b"\x1e{\"trac").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vegas-lab"))
+        .arg("qvis")
+        .arg(&junk)
+        .arg("-o")
+        .arg(dir.join("junk.qlog"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("junk.sqlog: record 1: header is not JSON"),
         "{stderr}"
     );
 }

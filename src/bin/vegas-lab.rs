@@ -44,11 +44,13 @@ enum Command {
         /// `bottleneck.buffer_pkts=30` or `flows.0.algorithm=vegas`.
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<String>,
-        /// Seed for every random choice (overrides the scenario's).
-        #[arg(long)]
+        /// Seed for every random choice (overrides the scenario's), 0 to
+        /// 2^64-1.
+        #[arg(long, value_parser = parse_seed, allow_hyphen_values = true)]
         seed: Option<u64>,
-        /// Folder for summary.json, queue logs and qlogs.
-        #[arg(long)]
+        /// Folder for summary.json, queue logs and qlogs (created if
+        /// missing).
+        #[arg(long, value_parser = parse_out_dir)]
         out: Option<PathBuf>,
         /// Print the summary as one JSON object.
         #[arg(long)]
@@ -65,11 +67,13 @@ enum Command {
         /// endpoint's file next to it is added unless `--no-peer`.
         #[arg(required = true)]
         input: Vec<PathBuf>,
-        /// Output file (split exports get `.partNofM` before the extension).
-        #[arg(short, long)]
+        /// Output file (split exports get `.partNofM` before the extension);
+        /// never one of the inputs.
+        #[arg(short, long, value_parser = parse_output)]
         output: PathBuf,
-        /// Split files larger than this many MB (10^6 bytes).
-        #[arg(long, default_value_t = 50.0)]
+        /// Split files larger than this many MB (10^6 bytes), 1 to 100000;
+        /// an export that would need more than 1000 files is refused.
+        #[arg(long, default_value_t = 50.0, value_parser = parse_max_mb, allow_hyphen_values = true)]
         max_mb: f64,
         /// Do not add the other endpoint's qlog.
         #[arg(long)]
@@ -85,12 +89,13 @@ enum Command {
         /// The bottleneck's queue log (`bottleneck.queue` of a simulated run).
         #[arg(long)]
         queue: Option<PathBuf>,
-        /// Output file: `.svg` (`.png` is explained, not drawn).
-        #[arg(short, long)]
+        /// Output file: `.svg` (`.png` is explained, not drawn); never one
+        /// of the inputs.
+        #[arg(short, long, value_parser = parse_output)]
         output: PathBuf,
-        /// Each input's flow number in the queue log (default: from the
-        /// qlog title, `flow N ...`).
-        #[arg(long)]
+        /// Each input's flow number in the queue log, 0 to 1000000
+        /// (default: from the qlog title, `flow N ...`).
+        #[arg(long, value_parser = parse_flow, allow_hyphen_values = true)]
         flow: Vec<usize>,
         /// Figure title (default: the input file names).
         #[arg(long)]
@@ -101,9 +106,103 @@ enum Command {
     /// The demo: 1 MB over the Vegas paper's Fig. 6 bottleneck (200 KB/s,
     /// 10 packets of buffer, 50 ms RTT), once per algorithm.
     Demo {
-        #[arg(long, default_value_t = 1)]
+        /// Seed of every run, 0 to 2^64-1.
+        #[arg(long, default_value_t = 1, value_parser = parse_seed, allow_hyphen_values = true)]
         seed: u64,
     },
+}
+
+/// Largest `--max-mb` of `qvis`: 100 GB, far beyond what qvis loads.
+const MAX_MAX_MB: f64 = 100_000.0;
+/// Smallest `--max-mb`: smaller parts only multiply files.
+const MIN_MAX_MB: f64 = 1.0;
+/// Largest `--flow` of `plot` (flow numbers of a queue log are small).
+const MAX_FLOW: usize = 1_000_000;
+
+fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number from 0 to {}", u64::MAX))
+}
+
+fn parse_max_mb(text: &str) -> Result<f64, String> {
+    let mb: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if !(MIN_MAX_MB..=MAX_MAX_MB).contains(&mb) {
+        return Err(format!(
+            "{mb:?} MB: must be from {MIN_MAX_MB} to {MAX_MAX_MB} (MB of 10^6 bytes)"
+        ));
+    }
+    Ok(mb)
+}
+
+fn parse_flow(text: &str) -> Result<usize, String> {
+    let flow: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a flow number from 0 to {MAX_FLOW}"))?;
+    if flow > MAX_FLOW {
+        return Err(format!("flow {flow}: must be from 0 to {MAX_FLOW}"));
+    }
+    Ok(flow)
+}
+
+/// An output file: a name, not a folder.
+fn parse_output(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    if text.is_empty() {
+        return Err("an empty name: want a file name".into());
+    }
+    if text.ends_with('/') || path.is_dir() {
+        return Err(format!("`{text}` is a folder: want a file name"));
+    }
+    Ok(path)
+}
+
+/// An output folder: missing (it is created) or a folder.
+fn parse_out_dir(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    if text.is_empty() {
+        return Err("an empty name: want a folder".into());
+    }
+    if path.exists() && !path.is_dir() {
+        return Err(format!("`{text}` exists and is not a folder"));
+    }
+    Ok(path)
+}
+
+/// Where `path` points, for comparing paths: resolved when it exists,
+/// else its folder resolved, then its file name.
+fn resolved(path: &Path) -> PathBuf {
+    if let Ok(path) = std::fs::canonicalize(path) {
+        return path;
+    }
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (std::fs::canonicalize(folder), path.file_name()) {
+        (Ok(folder), Some(name)) => folder.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Refuses to write `outputs` over any of `inputs` (`vegas-lab plot x.sqlog
+/// -o x.sqlog` would destroy the qlog).
+fn check_not_overwriting(outputs: &[PathBuf], inputs: &[&Path]) -> Result<()> {
+    for output in outputs {
+        let out = resolved(output);
+        if let Some(input) = inputs.iter().find(|i| resolved(i) == out) {
+            anyhow::bail!(
+                "--output {}: would overwrite the input {}; choose another output file",
+                output.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 fn main() {
@@ -238,8 +337,14 @@ fn plot_run(report: &Report, dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Reads a qlog for `plot` / `qvis`: every record that parses, with one
+/// warning naming what was skipped (e.g. the end of a qlog whose writer
+/// was killed mid-record).
 fn read_trace(path: &Path) -> Result<quiche_vegas::qlog::Trace> {
-    let trace = quiche_vegas::qlog::Trace::read(path)?;
+    let (trace, salvage) = quiche_vegas::qlog::Trace::read_tolerant(path)?;
+    if let Some(warning) = salvage.warning(&path.display().to_string()) {
+        eprintln!("warning: {warning}");
+    }
     if trace.unknown_count() > 0 {
         let names: Vec<String> = trace
             .unknown_events
@@ -264,11 +369,12 @@ fn qvis(mut input: Vec<PathBuf>, output: &Path, max_mb: f64, no_peer: bool) -> R
             input.push(peer);
         }
     }
+    let inputs: Vec<&Path> = input.iter().map(PathBuf::as_path).collect();
+    check_not_overwriting(&[output.to_path_buf()], &inputs)?;
     let traces = input
         .iter()
         .map(|p| read_trace(p))
         .collect::<Result<Vec<_>>>()?;
-    anyhow::ensure!(max_mb > 0.0, "--max-mb must be positive");
     let options = qvis::ExportOptions {
         max_file_bytes: (max_mb * 1e6) as usize,
         title: input
@@ -277,7 +383,13 @@ fn qvis(mut input: Vec<PathBuf>, output: &Path, max_mb: f64, no_peer: bool) -> R
             .collect::<Vec<_>>()
             .join(" + "),
     };
-    let export = qvis::export(&traces, &options).map_err(anyhow::Error::msg)?;
+    let export = qvis::export(&traces, &options).map_err(|e| match e {
+        qvis::ExportError::TooManyParts { .. } => {
+            anyhow::anyhow!("--max-mb {max_mb}: {e}")
+        }
+        e => anyhow::Error::new(e),
+    })?;
+    check_not_overwriting(&qvis::part_paths(output, export.parts.len()), &inputs)?;
     for (a, lost) in export.alignments.iter().zip(&export.inferred_losses) {
         eprintln!(
             "{}: offset {:+.3} ms ({}); {lost} packet_lost inferred from retransmissions",
@@ -285,7 +397,7 @@ fn qvis(mut input: Vec<PathBuf>, output: &Path, max_mb: f64, no_peer: bool) -> R
         );
     }
     let paths = qvis::write(&export, output)
-        .with_context(|| format!("cannot write {}", output.display()))?;
+        .with_context(|| format!("--output {}: cannot write", output.display()))?;
     if paths.len() > 1 {
         eprintln!(
             "the export is larger than {max_mb} MB: split by time into {} files, each loads in qvis alone",
@@ -312,6 +424,9 @@ fn plot(
         input.len(),
         flow.len()
     );
+    let mut inputs: Vec<&Path> = input.iter().map(PathBuf::as_path).collect();
+    inputs.extend(queue);
+    check_not_overwriting(&[output.to_path_buf()], &inputs)?;
     let traces = input
         .iter()
         .map(|p| read_trace(p))
@@ -341,7 +456,11 @@ fn plot(
     for note in &figure.notes {
         eprintln!("{note}");
     }
-    plot::render(&figure, output).map_err(|e| anyhow::anyhow!("{e}"))?;
+    plot::render(&figure, output).map_err(|e| match plot::Format::from_path(output) {
+        // Says itself which file and why.
+        plot::Format::Png => anyhow::anyhow!("{e}"),
+        plot::Format::Svg => anyhow::anyhow!("--output {}: cannot write: {e}", output.display()),
+    })?;
     eprintln!("wrote {}", output.display());
     Ok(())
 }
