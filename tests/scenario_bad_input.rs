@@ -1,0 +1,178 @@
+//! The bad-input catalogue for `vegas-lab run`: every `--set` value and
+//! scenario file that once panicked, wrapped around, ran out of memory or
+//! was silently accepted, and malformed or truncated files. Each must exit
+//! non-zero (not 101, a panic) and name the problem.
+
+#![cfg(feature = "sim")]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn vegas_lab(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vegas-lab"))
+        .args(args)
+        .output()
+        .expect("vegas-lab runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().unwrap_or(-1), stderr)
+}
+
+fn check(args: &[&str], expected: &[&str]) {
+    let (code, stderr) = vegas_lab(args);
+    assert!(
+        code != 0 && code != 101,
+        "{args:?}: exit {code}, stderr: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    for word in expected {
+        assert!(stderr.contains(word), "{args:?}: `{word}` not in: {stderr}");
+    }
+}
+
+#[test]
+fn every_bad_override_is_an_error_naming_field_value_and_bound() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "bottleneck.delay=1e30s",
+            &["bottleneck.delay", "1e30s", "1 day"],
+        ),
+        ("duration=1e30s", &["duration", "1e30s", "1 day"]),
+        ("flows.0.start=1e20s", &["start", "1e20s", "1 day"]),
+        (
+            "flows.0.start=86400s",
+            &["flows.0.start", "before the scenario's duration"],
+        ),
+        (
+            "bottleneck.delay=18446744073s",
+            &["bottleneck.delay", "18446744073s"],
+        ),
+        ("duration=18446744074s", &["duration", "18446744074s"]),
+        (
+            "receiver.max_ack_delay=16384ms",
+            &["receiver.max_ack_delay", "16.384s"],
+        ),
+        (
+            "bottleneck.rate=0.1bit/s",
+            &["bottleneck.rate", "0.1bit/s", "1 bit/s"],
+        ),
+        (
+            "bottleneck.rate=nanMbit/s",
+            &["bottleneck.rate", "nanMbit/s"],
+        ),
+        ("bottleneck.buffer_pkts=1e9", &["bottleneck.buffer_pkts"]),
+        (
+            "bottleneck.buffer_pkts=100000000",
+            &["bottleneck.buffer_pkts", "1000000"],
+        ),
+        ("bottleneck.loss=1", &["bottleneck.loss", "[0, 1)"]),
+        (
+            "bottleneck.loss_burst_pkts=0",
+            &["bottleneck.loss_burst_pkts", "0"],
+        ),
+        ("bottleneck.reorder=2", &["bottleneck.reorder", "2"]),
+        (
+            "receiver.ack_every_pkts=0",
+            &["receiver.ack_every_pkts", "0"],
+        ),
+        ("max_datagram_size=70000", &["max_datagram_size", "70000"]),
+        (
+            "flows.0.params.initial_cwnd_pkts=1000000",
+            &["initial_cwnd_pkts", "1000000", "100000"],
+        ),
+        (
+            "flows.0.params.initial_cwnd_pkts=18446744073709551615",
+            &["initial_cwnd_pkts"],
+        ),
+        ("flows.0.params.alpha=nan", &["alpha"]),
+        ("flows.0.algorithm=vegass", &["vegass", "newreno"]),
+        ("flows.7.algorithm=vegas", &["flows", "7"]),
+        ("bottleneck.sped=3", &["sped", "rate"]),
+        ("bottleneck", &["bottleneck", "path=value"]),
+    ];
+    for (set, expected) in cases {
+        check(&["run", "demo", "--set", set], expected);
+    }
+}
+
+#[test]
+fn every_bad_flag_or_file_is_an_error() {
+    let dir = tempdir();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let demo = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/demo.toml"),
+    )
+    .unwrap();
+    let truncated = write("truncated.toml", &demo.as_bytes()[..demo.len() / 2]);
+    let empty = write("empty.toml", b"");
+    let garbage = write("garbage.toml", &[0xff, 0xfe, 0x00, 0x1e, 0x80]);
+    let wrong_type = write(
+        "wrong-type.toml",
+        demo.replace("buffer_pkts = 10", "buffer_pkts = \"ten\"")
+            .as_bytes(),
+    );
+    let mut many = demo.clone();
+    for _ in 0..10_000 {
+        many.push_str("\n[[flows]]\nalgorithm = \"vegas\"\nbytes = 1000\n");
+    }
+    let many = write("ten-thousand-flows.toml", many.as_bytes());
+    let step = write(
+        "variation-1ns.toml",
+        format!(
+            "{demo}\n[bottleneck.delay_variation]\nmin = \"10ms\"\nmax = \"30ms\"\nperiod = \"10s\"\nstep = \"1ns\"\n"
+        )
+        .as_bytes(),
+    );
+    let missing = dir.join("no-such-file.toml");
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (vec!["run", &truncated], vec!["truncated.toml"]),
+        (vec!["run", &empty], vec!["empty.toml"]),
+        (vec!["run", &garbage], vec!["garbage.toml"]),
+        (vec!["run", &wrong_type], vec!["buffer_pkts"]),
+        (vec!["run", &many], vec!["flows", "at most 1000"]),
+        (vec!["run", &step], vec!["delay_variation.step", "1ns"]),
+        (
+            vec!["run", missing.to_str().unwrap()],
+            vec!["neither a built-in"],
+        ),
+        (
+            vec!["run", dir.to_str().unwrap()],
+            vec!["neither a built-in"],
+        ),
+        (vec!["run", "demo", "--seed", "-1"], vec!["--seed", "-1"]),
+        (
+            vec!["run", "demo", "--seed", "18446744073709551616"],
+            vec!["--seed"],
+        ),
+        (
+            vec!["run", "demo", "--out", "/dev/null/x"],
+            vec!["/dev/null/x"],
+        ),
+        (vec!["run", "demo", "--plot"], vec!["--out"]),
+        (
+            vec![
+                "run",
+                "demo",
+                "--set",
+                "background.arrivals_per_sec=1e6",
+                "--set",
+                "background.mean_bytes=10000",
+            ],
+            vec!["background.arrivals_per_sec", "2000"],
+        ),
+        (vec!["run"], vec!["SCENARIO"]),
+        (vec!["frobnicate"], vec!["frobnicate"]),
+    ];
+    for (args, expected) in cases {
+        check(&args, &expected);
+    }
+}
+
+fn tempdir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("vegas-bad-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
