@@ -1164,7 +1164,7 @@ impl RoundSampler {
         if let Some(rtt) = rtt {
             round.samples += 1;
             round.rtt_min = round.rtt_min.min(rtt);
-            round.rtt_sum += rtt;
+            round.rtt_sum = round.rtt_sum.saturating_add(rtt);
         }
         if let Some(lower_bound) = hold.lower_bound {
             round.rtt_lower_bound = Some(
@@ -1508,7 +1508,14 @@ impl RoundSampler {
     /// measure their wait, not the path.
     fn rtt_sample(&self, event: &AckEvent<'_>) -> Option<Duration> {
         let sample = event.rtt_sample?;
-        let latest_rtt = sample.latest_rtt;
+        // No sample is longer than its packet is old: a stack that says
+        // otherwise is read as the packet's age.
+        let age = event
+            .acked
+            .iter()
+            .max_by_key(|p| p.pkt_num)
+            .map(|p| event.now.saturating_duration_since(p.time_sent));
+        let latest_rtt = age.map_or(sample.latest_rtt, |age| sample.latest_rtt.min(age));
         if latest_rtt.is_zero() {
             return None;
         }

@@ -9,8 +9,10 @@
 //! app-limited periods, path changes and PMTU changes. After every call:
 //!
 //! - the window is at least the RFC 9002 7.2 minimum (2 datagrams) and at
-//!   most the initial window plus twice every byte ever acknowledged (no
-//!   controller grows faster than its ACKs);
+//!   most the initial window plus twice every byte ever acknowledged plus
+//!   a datagram per ACK frame (no controller grows faster than its ACKs;
+//!   Vegas adds a whole datagram per round even when small packets were
+//!   acknowledged);
 //! - the pacing rate is none or a positive number of bytes per second, for
 //!   any smoothed RTT the stack passes;
 //! - every decision record carries finite numbers and times no earlier than
@@ -130,6 +132,9 @@ enum StackRtt {
     ZeroMinRtt,
     /// No `min_rtt` and a smoothed RTT of zero.
     Missing,
+    /// An RTT sample that is not `now - time_sent` (a broken stack), up to
+    /// `Duration::MAX`.
+    Absurd(Duration),
 }
 
 /// One thing that happens to the sender.
@@ -191,6 +196,12 @@ fn op() -> impl Strategy<Value = Op> {
         6 => Just(StackRtt::Honest),
         1 => Just(StackRtt::ZeroMinRtt),
         1 => Just(StackRtt::Missing),
+        1 => prop_oneof![
+            Just(Duration::MAX),
+            Just(Duration::from_secs(u64::MAX / 2)),
+            (0u64..u64::MAX).prop_map(Duration::from_nanos),
+        ]
+        .prop_map(StackRtt::Absurd),
     ];
     prop_oneof![
         6 => (1u16..64, datagram_size()).prop_map(|(pkts, size_bytes)| Op::Send { pkts, size_bytes }),
@@ -223,6 +234,7 @@ struct Driver {
     initial_window_pkts: usize,
     largest_datagram_bytes: usize,
     acked_bytes_total: u64,
+    ack_frames: u64,
     min_rtt: Option<Duration>,
     smoothed_rtt: Duration,
     last_event_time: Option<Instant>,
@@ -243,6 +255,7 @@ impl Driver {
             initial_window_pkts,
             largest_datagram_bytes: MIN_DATAGRAM_BYTES,
             acked_bytes_total: 0,
+            ack_frames: 0,
             min_rtt: None,
             smoothed_rtt: Duration::from_millis(333),
             last_event_time: None,
@@ -342,13 +355,20 @@ impl Driver {
         let Some(largest) = acked.last() else {
             return;
         };
-        let latest_rtt = self.now - largest.time_sent;
+        let latest_rtt = match rtt {
+            StackRtt::Absurd(rtt) => rtt,
+            _ => self.now - largest.time_sent,
+        };
         self.acked_bytes_total += acked.iter().map(|p| p.size_bytes as u64).sum::<u64>();
+        self.ack_frames += 1;
         let honest_min = self.min_rtt.map_or(latest_rtt, |m| m.min(latest_rtt));
-        self.min_rtt = Some(honest_min);
-        self.smoothed_rtt = (self.smoothed_rtt * 7 + latest_rtt) / 8;
+        if !matches!(rtt, StackRtt::Absurd(_)) {
+            self.min_rtt = Some(honest_min);
+            self.smoothed_rtt = (self.smoothed_rtt * 7 + latest_rtt) / 8;
+        }
         let (min_rtt, smoothed_rtt) = match rtt {
             StackRtt::Honest => (Some(honest_min), self.smoothed_rtt),
+            StackRtt::Absurd(rtt) => (Some(rtt), rtt),
             StackRtt::ZeroMinRtt => (Some(Duration::ZERO), self.smoothed_rtt),
             StackRtt::Missing => (None, Duration::ZERO),
         };
@@ -382,10 +402,12 @@ impl Driver {
             "{name}: window {cwnd} below the minimum {min_window}"
         );
         let initial_window_bytes = self.initial_window_pkts * self.largest_datagram_bytes;
-        let max_window = initial_window_bytes as u64 + 2 * self.acked_bytes_total;
+        let max_window = initial_window_bytes as u64
+            + 2 * self.acked_bytes_total
+            + self.ack_frames * self.largest_datagram_bytes as u64;
         prop_assert!(
             cwnd as u64 <= max_window,
-            "{name}: window {cwnd} above initial + 2 x acked = {max_window}"
+            "{name}: window {cwnd} above initial + 2 x acked + a datagram per frame = {max_window}"
         );
         // RFC 9002 B.6 lets ssthresh fall below the minimum window (the
         // window itself stays at the minimum); it is never zero.
