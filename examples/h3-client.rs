@@ -57,20 +57,51 @@ struct Args {
     #[arg(long, value_name = "DIR")]
     output_dir: Option<PathBuf>,
     /// Also request this :path verbatim on the URLs' origin (for testing
-    /// servers with paths a URL parser would normalise); repeatable.
-    #[arg(long, value_name = "PATH")]
+    /// servers with paths a URL parser would normalise); repeatable; at
+    /// most 8192 bytes each.
+    #[arg(long, value_name = "PATH", value_parser = raw_path)]
     raw_path: Vec<String>,
-    /// Give up if the handshake is not done within this time.
-    #[arg(long, default_value_t = 5_000, value_name = "MS")]
+    /// Give up if the handshake is not done within this time, 1 to
+    /// 86400000 ms (one day).
+    #[arg(long, default_value_t = 5_000, value_name = "MS",
+          allow_negative_numbers = true, value_parser = common::timeout_ms())]
     connect_timeout_ms: u64,
-    /// Give up if all responses are not complete within this time.
-    #[arg(long, default_value_t = 300.0, value_name = "S")]
+    /// Give up if all responses are not complete within this time, in
+    /// seconds: more than 0, at most 86400 (one day); fractions allowed.
+    #[arg(long, default_value_t = 300.0, value_name = "S",
+          allow_negative_numbers = true, value_parser = common::timeout_s)]
     timeout_s: f64,
+    /// After the last response, keep the connection open this long before
+    /// closing it, 0 to 60000 ms: lets a load test hold many connections
+    /// open at once.
+    #[arg(long, default_value_t = 0, value_name = "MS",
+          allow_negative_numbers = true, value_parser = common::u64_in(0, MAX_LINGER_MS))]
+    linger_ms: u64,
     /// No progress bar.
     #[arg(short, long)]
     quiet: bool,
     #[command(flatten)]
     common: common::CommonArgs,
+}
+
+/// The longest `--raw-path` (bytes): room to test a server's own limit
+/// (h3-server refuses paths over 4096 bytes) within any flow-control window
+/// the flags allow.
+const MAX_RAW_PATH_BYTES: usize = 8192;
+/// The longest `--linger-ms`.
+const MAX_LINGER_MS: u64 = 60_000;
+/// The most requests (URLs and raw paths) one run sends.
+const MAX_REQUESTS: usize = 10_000;
+
+/// clap parser for `--raw-path`: non-empty, at most [`MAX_RAW_PATH_BYTES`].
+fn raw_path(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.len() > MAX_RAW_PATH_BYTES {
+        return Err(format!(
+            "{} bytes; want a :path of 1 to {MAX_RAW_PATH_BYTES} bytes",
+            text.len()
+        ));
+    }
+    Ok(text.to_string())
 }
 
 /// One request and what came back.
@@ -135,6 +166,11 @@ fn parse_urls(texts: &[String]) -> Result<Vec<Url>, String> {
         if url.host_str().is_none() {
             return Err(format!("URL `{text}` has no host"));
         }
+        if url.port() == Some(0) {
+            return Err(format!(
+                "URL `{text}`: port 0 is not a port a server listens on"
+            ));
+        }
         if let Some(first) = urls.first() {
             let first: &Url = first;
             if first.origin() != url.origin() {
@@ -189,6 +225,12 @@ fn output_file(dir: &std::path::Path, url_path: &str, index: usize) -> Result<Fi
 
 fn fetch(args: Args) -> Result<bool, String> {
     let urls = parse_urls(&args.urls)?;
+    if urls.len() + args.raw_path.len() > MAX_REQUESTS {
+        return Err(format!(
+            "{} requests (URLs and --raw-path); at most {MAX_REQUESTS} per run",
+            urls.len() + args.raw_path.len()
+        ));
+    }
     let spec = args.common.cc_spec()?;
     let qlog_dir = args.common.qlog_dir()?;
     let mut config = args.common.quiche_config(&spec)?;
@@ -197,8 +239,7 @@ fn fetch(args: Args) -> Result<bool, String> {
     } else {
         config.verify_peer(true);
         if let Some(ca) = &args.ca {
-            let ca = ca.to_str().ok_or("--ca path is not UTF-8")?;
-            File::open(ca).map_err(|e| format!("cannot read --ca {ca}: {e}"))?;
+            let ca = common::readable_file("--ca", ca)?;
             config
                 .load_verify_locations_from_file(ca)
                 .map_err(|e| format!("--ca {ca} is not a PEM certificate ({e})"))?;
@@ -273,7 +314,8 @@ fn fetch(args: Args) -> Result<bool, String> {
 
     let progress = !args.quiet && std::io::stderr().is_terminal();
     let start = Instant::now();
-    let deadline = start + Duration::from_secs_f64(args.timeout_s.max(0.0));
+    // Both bounded to a day by their parsers: no overflow.
+    let deadline = start + Duration::from_secs_f64(args.timeout_s);
     let connect_deadline = start + Duration::from_millis(args.connect_timeout_ms);
     let mut requests_sent_at: Option<Instant> = None;
     let mut last_body_at: Option<Instant> = None;
@@ -287,6 +329,9 @@ fn fetch(args: Args) -> Result<bool, String> {
     let mut out = vec![0u8; MAX_DATAGRAM_BYTES];
     let mut body_buf = vec![0u8; 64 * 1024];
     let mut last_progress = start;
+    // When every response is complete: the connection closes at
+    // `done_at + --linger-ms`.
+    let mut close_at: Option<Instant> = None;
 
     // The client speaks first: send the Initial before waiting.
     if let Flush::Failed(e) = sender.flush(&mut conn, &mut out, |d, to| socket.send_to(d, to)) {
@@ -301,6 +346,7 @@ fn fetch(args: Args) -> Result<bool, String> {
         if progress {
             wake = sending::earliest(wake, Some(last_progress + Duration::from_millis(100)));
         }
+        wake = sending::earliest(wake, close_at);
         common::wait(&mut poll, &mut events, wake).map_err(|e| format!("poll failed: {e}"))?;
         loop {
             match socket.recv_from(&mut buf) {
@@ -326,7 +372,7 @@ fn fetch(args: Args) -> Result<bool, String> {
                 args.connect_timeout_ms
             ));
         }
-        if now >= deadline {
+        if now >= deadline && close_at.is_none() {
             return Err(format!(
                 "responses not complete within {} s ({} of {} done)",
                 args.timeout_s,
@@ -347,6 +393,14 @@ fn fetch(args: Args) -> Result<bool, String> {
             }
             let mut h3_conn = quiche::h3::Connection::with_transport(&mut conn, &h3_config)
                 .map_err(|e| format!("HTTP/3 setup failed: {e}"))?;
+            let streams_allowed = conn.peer_streams_left_bidi();
+            if to_send.len() as u64 > streams_allowed {
+                return Err(format!(
+                    "{} requests, but the server allows {streams_allowed} concurrent streams: \
+                     fetch fewer URLs at once",
+                    to_send.len()
+                ));
+            }
             for (index, (label, path)) in to_send.iter().enumerate() {
                 let headers = [
                     quiche::h3::Header::new(b":method", b"GET"),
@@ -425,7 +479,10 @@ fn fetch(args: Args) -> Result<bool, String> {
                 }
             }
             if !requests.is_empty() && requests.values().all(|r| r.done) && !conn.is_draining() {
-                let _ = conn.close(true, 0x100, b"done");
+                let at = *close_at.get_or_insert(now + Duration::from_millis(args.linger_ms));
+                if now >= at || now >= deadline {
+                    let _ = conn.close(true, 0x100, b"done");
+                }
             }
         }
 

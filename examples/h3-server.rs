@@ -13,11 +13,23 @@
 //! token (HMAC-SHA256 over client address, time and original connection ID)
 //! proves their address before any state is kept (`--no-retry` skips it).
 //! Prints `listening on ADDR` once the socket is bound (with port 0, the
-//! port the system chose). SIGINT or SIGTERM closes every connection
-//! (HTTP/3 NO_ERROR), sends the CONNECTION_CLOSE frames, writes out each
-//! connection's qlog whole and exits with status 0.
+//! port the system chose).
+//!
+//! Malformed requests (RFC 9114 4.1.2: duplicate, unknown or missing
+//! pseudo-headers, a pseudo-header after a regular field, upper-case or
+//! connection-specific fields, NUL/CR/LF in a value; see
+//! `common/request.rs`) are answered with 400 and a body naming the
+//! problem, then the server stops reading that stream with
+//! H3_MESSAGE_ERROR; the connection's other streams are served as usual.
+//! Bad flags (every number has a range, see `--help`) exit with status 2
+//! and a message naming the flag; other startup errors with status 1.
+//!
+//! SIGINT or SIGTERM closes every connection (HTTP/3 NO_ERROR), sends the
+//! CONNECTION_CLOSE frames, writes out each connection's qlog whole and
+//! exits with status 0.
 
 use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Read;
 use std::net::SocketAddr;
@@ -31,7 +43,6 @@ use std::time::Instant;
 use std::time::SystemTime;
 
 use clap::Parser;
-use quiche::h3::NameValue;
 use quiche_vegas::sending;
 use quiche_vegas::sending::Flush;
 use quiche_vegas::sending::PacedSender;
@@ -42,6 +53,7 @@ mod common;
 
 use common::paths;
 use common::paths::Target;
+use common::request;
 use common::MAX_DATAGRAM_BYTES;
 
 /// On SIGINT/SIGTERM, the longest wait for connections to finish closing
@@ -49,6 +61,15 @@ use common::MAX_DATAGRAM_BYTES;
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// A Retry token stays valid this long.
 const TOKEN_LIFETIME: Duration = Duration::from_secs(10);
+/// The largest `--max-connections`: each connection costs quiche state
+/// and buffers (tens of kB idle, up to its flow-control windows busy).
+const MAX_CONNECTIONS: u64 = 100_000;
+/// While sending, the socket is drained after every this many connections.
+const DRAIN_EVERY_CLIENTS: usize = 8;
+/// The most bytes of datagrams kept read but not yet processed.
+const MAX_BACKLOG_BYTES: usize = 8 << 20;
+/// HTTP/3 NO_ERROR (RFC 9114 8.1).
+const H3_NO_ERROR: u64 = 0x100;
 /// Body bytes read from a file or generated per step.
 const CHUNK_BYTES: usize = 64 * 1024;
 
@@ -70,9 +91,11 @@ struct Args {
     /// Accept clients without address validation (no Retry round trip).
     #[arg(long)]
     no_retry: bool,
-    /// New connections beyond this many are ignored.
-    #[arg(long, default_value_t = 10_000)]
-    max_connections: usize,
+    /// New connections beyond this many are ignored, 1 to 100000.
+    #[arg(long, default_value_t = 10_000, value_name = "N",
+          allow_negative_numbers = true,
+          value_parser = common::u64_in(1, MAX_CONNECTIONS))]
+    max_connections: u64,
     /// Log every request and connection to stderr.
     #[arg(short, long)]
     verbose: bool,
@@ -178,12 +201,11 @@ fn serve(args: Args) -> Result<(), String> {
     if !args.root.is_dir() {
         return Err(format!("--root {} is not a directory", args.root.display()));
     }
+    std::fs::read_dir(&args.root)
+        .map_err(|e| format!("--root {} cannot be read: {e}", args.root.display()))?;
     let mut config = args.common.quiche_config(&spec)?;
-    let cert = args.cert.to_str().ok_or("--cert path is not UTF-8")?;
-    let key = args.key.to_str().ok_or("--key path is not UTF-8")?;
-    for (flag, path) in [("--cert", cert), ("--key", key)] {
-        File::open(path).map_err(|e| format!("cannot read {flag} {path}: {e}"))?;
-    }
+    let cert = common::readable_file("--cert", &args.cert)?;
+    let key = common::readable_file("--key", &args.key)?;
     config
         .load_cert_chain_from_pem_file(cert)
         .map_err(|e| format!("--cert {cert} is not a PEM certificate chain ({e})"))?;
@@ -221,6 +243,7 @@ fn serve(args: Args) -> Result<(), String> {
     let mut clients: HashMap<quiche::ConnectionId<'static>, Client> = HashMap::new();
     let mut buf = vec![0u8; 65535];
     let mut out = vec![0u8; MAX_DATAGRAM_BYTES];
+    let mut backlog = Backlog::default();
 
     // Set at SIGINT/SIGTERM: every connection is closed; the loop runs on
     // (ACKs free the window the CONNECTION_CLOSE needs, quiche's closing
@@ -230,8 +253,9 @@ fn serve(args: Args) -> Result<(), String> {
         if stop.load(Ordering::Relaxed) && shutdown_deadline.is_none() {
             shutdown_deadline = Some(Instant::now() + SHUTDOWN_GRACE);
             for client in clients.values_mut() {
-                // H3_NO_ERROR (RFC 9114 8.1).
-                let _ = client.conn.close(true, 0x100, b"server shutting down");
+                let _ = client
+                    .conn
+                    .close(true, H3_NO_ERROR, b"server shutting down");
             }
         }
         if let Some(deadline) = shutdown_deadline {
@@ -245,15 +269,27 @@ fn serve(args: Args) -> Result<(), String> {
                 return Ok(());
             }
         }
-        let deadline = clients
-            .values()
-            .map(|c| sending::earliest(c.conn.timeout_instant(), c.next_send))
-            .fold(shutdown_deadline, sending::earliest);
+        let deadline = if backlog.is_empty() {
+            clients
+                .values()
+                .map(|c| sending::earliest(c.conn.timeout_instant(), c.next_send))
+                .fold(shutdown_deadline, sending::earliest)
+        } else {
+            // Datagrams read while sending wait: no sleep.
+            Some(Instant::now())
+        };
         common::wait(&mut poll, &mut events, deadline).map_err(|e| format!("poll failed: {e}"))?;
 
-        // Read every datagram waiting on the socket.
+        // Read every datagram waiting: first those read while sending.
         loop {
-            let (len, from) = match socket.recv_from(&mut buf) {
+            let next = match backlog.pop() {
+                Some((data, from)) => {
+                    buf[..data.len()].copy_from_slice(&data);
+                    Ok((data.len(), from))
+                }
+                None => socket.recv_from(&mut buf),
+            };
+            let (len, from) = match next {
                 Ok(v) => v,
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                 Err(e) => {
@@ -342,7 +378,10 @@ fn serve(args: Args) -> Result<(), String> {
         }
 
         let now = Instant::now();
-        for client in clients.values_mut() {
+        for (n, client) in clients.values_mut().enumerate() {
+            if n % DRAIN_EVERY_CLIENTS == DRAIN_EVERY_CLIENTS - 1 {
+                backlog.drain(&socket, &mut buf);
+            }
             if client.conn.timeout_instant().is_some_and(|t| t <= now) {
                 client.conn.on_timeout();
             }
@@ -384,6 +423,45 @@ fn serve(args: Args) -> Result<(), String> {
     }
 }
 
+/// Datagrams read from the socket while sending, processed at the next
+/// receive phase. With hundreds of connections, one round of sends takes
+/// milliseconds, long enough for their ACKs to fill the kernel's receive
+/// buffer (about 200 kB); what it then drops includes new clients'
+/// handshake packets, whose retransmissions back off for seconds.
+#[derive(Default)]
+struct Backlog {
+    datagrams: VecDeque<(Vec<u8>, SocketAddr)>,
+    bytes: usize,
+}
+
+impl Backlog {
+    fn is_empty(&self) -> bool {
+        self.datagrams.is_empty()
+    }
+
+    /// Moves the datagrams waiting on the socket here, up to
+    /// [`MAX_BACKLOG_BYTES`] in all (the rest waits in the kernel).
+    fn drain(&mut self, socket: &mio::net::UdpSocket, buf: &mut [u8]) {
+        while self.bytes < MAX_BACKLOG_BYTES {
+            match socket.recv_from(buf) {
+                Ok((len, from)) => {
+                    self.bytes += len;
+                    self.datagrams.push_back((buf[..len].to_vec(), from));
+                }
+                // WouldBlock, or a reported ICMP error: not fatal.
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// The oldest datagram.
+    fn pop(&mut self) -> Option<(Vec<u8>, SocketAddr)> {
+        let (data, from) = self.datagrams.pop_front()?;
+        self.bytes -= data.len();
+        Some((data, from))
+    }
+}
+
 /// Validates a new client's first packet; returns its connection, or None
 /// after answering with version negotiation or Retry, or dropping it.
 #[allow(clippy::too_many_arguments)]
@@ -408,7 +486,7 @@ fn accept(
         }
         return None;
     }
-    if open_connections >= args.max_connections {
+    if open_connections as u64 >= args.max_connections {
         if args.verbose {
             eprintln!("refusing {from}: {open_connections} connections open");
         }
@@ -505,9 +583,32 @@ fn handle_h3(client: &mut Client, args: &Args) {
     loop {
         match h3.poll(conn) {
             Ok((stream_id, quiche::h3::Event::Headers { list, .. })) => {
-                // The response depends on the headers alone: ignore any body.
-                let _ = conn.stream_shutdown(stream_id, quiche::Shutdown::Read, 0);
-                let response = respond(&args.root, &list, args.verbose, conn.trace_id());
+                if client.responses.contains_key(&stream_id) {
+                    // Trailers of a request already being answered.
+                    continue;
+                }
+                let response = match request::check(&list) {
+                    Ok(head) => {
+                        // The response depends on the headers alone: ignore
+                        // any body (RFC 9114 4.1: STOP_SENDING, NO_ERROR).
+                        let _ =
+                            conn.stream_shutdown(stream_id, quiche::Shutdown::Read, H3_NO_ERROR);
+                        respond(&args.root, &head, args.verbose, conn.trace_id())
+                    }
+                    Err(why) => {
+                        // A stream error (RFC 9114 4.1.2), after a 400.
+                        let _ = conn.stream_shutdown(
+                            stream_id,
+                            quiche::Shutdown::Read,
+                            request::H3_MESSAGE_ERROR,
+                        );
+                        if args.verbose {
+                            eprintln!("{} malformed request: {why}", conn.trace_id());
+                        }
+                        let body = format!("malformed request: {why}\n").into_bytes();
+                        response(400, "text/plain", fixed(body), false)
+                    }
+                };
                 client.responses.insert(stream_id, response);
             }
             Ok((stream_id, quiche::h3::Event::Reset(_))) => {
@@ -549,18 +650,22 @@ fn handle_h3(client: &mut Client, args: &Args) {
     }
 }
 
-/// Builds the response to a request's headers.
+/// A body of fixed bytes.
+fn fixed(data: Vec<u8>) -> Body {
+    Body::Fixed {
+        data,
+        offset_bytes: 0,
+    }
+}
+
+/// Builds the response to a well-formed request.
 fn respond(
     root: &std::path::Path,
-    request: &[quiche::h3::Header],
+    head: &request::Head,
     verbose: bool,
     trace_id: &str,
 ) -> Response {
-    let field = |name: &[u8]| request.iter().find(|h| h.name() == name).map(|h| h.value());
-    let method = field(b":method");
-    let path = field(b":path");
-    let head_only = method == Some(b"HEAD");
-    let (status, body, content_type) = match paths::resolve(root, method, path) {
+    let (status, body, content_type) = match paths::resolve(root, Some(head.method), head.path) {
         Target::Synthetic { len_bytes } => (
             200,
             Body::Synthetic {
@@ -578,40 +683,29 @@ fn respond(
                 },
                 "application/octet-stream",
             ),
-            Err(_) => (
-                404,
-                Body::Fixed {
-                    data: b"not found\n".to_vec(),
-                    offset_bytes: 0,
-                },
-                "text/plain",
-            ),
+            Err(_) => (404, fixed(b"not found\n".to_vec()), "text/plain"),
         },
         Target::Error { status, reason } => (
             status,
-            Body::Fixed {
-                data: format!("{reason}\n").into_bytes(),
-                offset_bytes: 0,
-            },
+            fixed(format!("{reason}\n").into_bytes()),
             "text/plain",
         ),
     };
     if verbose {
         eprintln!(
             "{trace_id} {} {} -> {status}",
-            String::from_utf8_lossy(method.unwrap_or(b"-")),
-            String::from_utf8_lossy(path.unwrap_or(b"-")),
+            String::from_utf8_lossy(head.method),
+            String::from_utf8_lossy(head.path.unwrap_or(b"-")),
         );
     }
+    response(status, content_type, body, head.method == b"HEAD")
+}
+
+/// A response with the server's headers; `head_only` keeps the body's
+/// length in `content-length` but sends no body (HEAD).
+fn response(status: u16, content_type: &str, body: Body, head_only: bool) -> Response {
     let length = body.remaining_bytes();
-    let body = if head_only {
-        Body::Fixed {
-            data: Vec::new(),
-            offset_bytes: 0,
-        }
-    } else {
-        body
-    };
+    let body = if head_only { fixed(Vec::new()) } else { body };
     let headers = vec![
         quiche::h3::Header::new(b":status", status.to_string().as_bytes()),
         quiche::h3::Header::new(b"server", b"quiche-vegas"),
@@ -621,7 +715,8 @@ fn respond(
     Response {
         headers: Some(headers),
         body,
-        chunk: Vec::with_capacity(CHUNK_BYTES),
+        // Allocated at the first fill, sized to the body.
+        chunk: Vec::new(),
         chunk_sent_bytes: 0,
     }
 }

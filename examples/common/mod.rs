@@ -17,11 +17,54 @@ use quiche_vegas::CcSpec;
 use quiche_vegas::Params;
 
 pub mod paths;
+pub mod request;
 
 /// The largest UDP payload sent and received.
 pub const MAX_DATAGRAM_BYTES: usize = 1350;
 
-/// Options both examples take.
+/// The longest timeout any flag accepts: one day, in milliseconds.
+pub const MAX_TIMEOUT_MS: u64 = 86_400_000;
+/// The longest timeout any flag accepts: one day, in seconds.
+pub const MAX_TIMEOUT_S: f64 = 86_400.0;
+/// The smallest flow-control window a flag accepts: room for the HTTP/3
+/// control streams and a request's header block (smaller windows block them).
+pub const MIN_WINDOW_BYTES: u64 = 16 * 1024;
+/// The largest flow-control window a flag accepts (1 GiB): what a peer may
+/// make us buffer per stream or connection.
+pub const MAX_WINDOW_BYTES: u64 = 1 << 30;
+/// The most concurrent bidirectional streams a peer may be allowed.
+pub const MAX_STREAMS_BIDI: u64 = 10_000;
+
+/// clap parser for a whole number in `min..=max`; the error gives the range
+/// whatever was wrong (sign, digits, size).
+pub fn u64_in(
+    min: u64,
+    max: u64,
+) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync + 'static {
+    move |text: &str| match text.trim().parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(format!("want a whole number from {min} to {max}")),
+    }
+}
+
+/// clap parser for a whole number of milliseconds in 1..=[`MAX_TIMEOUT_MS`].
+pub fn timeout_ms() -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync + 'static {
+    u64_in(1, MAX_TIMEOUT_MS)
+}
+
+/// clap parser for a number of seconds in (0, [`MAX_TIMEOUT_S`]]: finite,
+/// so that `Duration::from_secs_f64` and `Instant + Duration` cannot panic.
+pub fn timeout_s(text: &str) -> Result<f64, String> {
+    let allowed = format!("want a number of seconds above 0, at most {MAX_TIMEOUT_S} (one day)");
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= MAX_TIMEOUT_S => Ok(s),
+        _ => Err(allowed),
+    }
+}
+
+/// Options both examples take. Every number is bounded; a value out of
+/// range is a command-line error (exit status 2) naming the flag, the
+/// value and the range.
 #[derive(clap::Args, Debug, Clone)]
 pub struct CommonArgs {
     /// Congestion control: vegas, vegas-a, gallop-vegas, gallop-vegas-a,
@@ -30,24 +73,36 @@ pub struct CommonArgs {
     /// (quiche's own).
     #[arg(long, default_value = "vegas", value_name = "NAME")]
     pub cc: String,
-    /// A controller parameter, e.g. `alpha=2`; repeatable.
+    /// A controller parameter, e.g. `alpha=2`; repeatable. Checked before
+    /// anything starts: unknown keys and bad values are errors.
     #[arg(long = "cc-param", value_name = "KEY=VALUE")]
     pub cc_params: Vec<String>,
     /// Write one qlog file per connection into DIR (also taken from the
     /// QLOGDIR environment variable).
     #[arg(long, value_name = "DIR")]
     pub qlog_dir: Option<PathBuf>,
-    /// Connection-level flow-control window advertised to the peer.
-    #[arg(long, default_value_t = 25_000_000, value_name = "BYTES")]
+    /// Connection-level flow-control window advertised to the peer,
+    /// 16384 to 1073741824 (1 GiB).
+    #[arg(long, default_value_t = 25_000_000, value_name = "BYTES",
+          allow_negative_numbers = true,
+          value_parser = u64_in(MIN_WINDOW_BYTES, MAX_WINDOW_BYTES))]
     pub max_data: u64,
-    /// Per-stream flow-control window advertised to the peer.
-    #[arg(long, default_value_t = 10_000_000, value_name = "BYTES")]
+    /// Per-stream flow-control window advertised to the peer, 16384 to
+    /// 1073741824 (1 GiB).
+    #[arg(long, default_value_t = 10_000_000, value_name = "BYTES",
+          allow_negative_numbers = true,
+          value_parser = u64_in(MIN_WINDOW_BYTES, MAX_WINDOW_BYTES))]
     pub max_stream_data: u64,
-    /// Concurrent bidirectional streams the peer may open.
-    #[arg(long, default_value_t = 100)]
+    /// Concurrent bidirectional streams (requests) the peer may open,
+    /// 1 to 10000.
+    #[arg(long, default_value_t = 100, value_name = "N",
+          allow_negative_numbers = true,
+          value_parser = u64_in(1, MAX_STREAMS_BIDI))]
     pub max_streams_bidi: u64,
-    /// Idle timeout of a connection.
-    #[arg(long, default_value_t = 30_000, value_name = "MS")]
+    /// Idle timeout of a connection, 1 ms to 86400000 ms (one day); a
+    /// connection whose peer vanished is dropped after it.
+    #[arg(long, default_value_t = 30_000, value_name = "MS",
+          allow_negative_numbers = true, value_parser = timeout_ms())]
     pub idle_timeout_ms: u64,
     /// Send packets as soon as quiche makes them instead of at the time it
     /// asks for (`SendInfo::at`), as quiche's own examples do.
@@ -75,8 +130,13 @@ impl CommonArgs {
             .clone()
             .or_else(|| std::env::var_os("QLOGDIR").map(PathBuf::from));
         if let Some(d) = &dir {
+            let flag = if self.qlog_dir.is_some() {
+                "--qlog-dir"
+            } else {
+                "QLOGDIR"
+            };
             std::fs::create_dir_all(d)
-                .map_err(|e| format!("cannot create qlog directory {}: {e}", d.display()))?;
+                .map_err(|e| format!("{flag} {}: cannot create the directory: {e}", d.display()))?;
         }
         Ok(dir)
     }
@@ -108,6 +168,21 @@ impl CommonArgs {
         spec.configure(&mut config);
         Ok(config)
     }
+}
+
+/// `path` of flag `flag` as the UTF-8 text quiche's TLS loaders take,
+/// after checking it names a readable regular file.
+pub fn readable_file<'a>(flag: &str, path: &'a Path) -> Result<&'a str, String> {
+    let text = path
+        .to_str()
+        .ok_or_else(|| format!("{flag} {}: the path is not UTF-8", path.display()))?;
+    let metadata =
+        std::fs::metadata(path).map_err(|e| format!("cannot read {flag} {text}: {e}"))?;
+    if !metadata.is_file() {
+        return Err(format!("{flag} {text} is not a regular file"));
+    }
+    std::fs::File::open(path).map_err(|e| format!("cannot read {flag} {text}: {e}"))?;
+    Ok(text)
 }
 
 /// Starts a qlog file `<dir>/<role>-<trace id>.sqlog` for `conn`.
