@@ -25,6 +25,7 @@ use std::process::ExitCode;
 mod certs;
 mod fuzz;
 mod interop;
+mod load;
 mod scale;
 
 const QUICHE_VERSION: &str = "0.30.0";
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
         "fuzz" => vendor().and_then(|_| fuzz::run_fuzz(rest)),
         "certs" => certs::run(&root(), rest),
         "interop" => vendor().and_then(|_| interop::run(&root(), rest)),
+        "load" => vendor().and_then(|_| load::run(&root(), rest)),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -80,6 +82,7 @@ fn print_help() {
          reproduce [NAME...]   run the papers' built-in scenarios into target/reproduce/NAME\n           \
          (summary.json, queue logs, qlogs, one trace graph per flow) and print each summary\n  \
          certs [--out DIR]   write a test CA and a leaf certificate (default examples/certs)\n  \
+         load [--cc vegas,vegas-a,cubic] [--connections 200] [--kill-every 10] [--stall-s 10]   N concurrent h3-clients per algorithm against one h3-server on 127.0.0.1, every Kth killed mid-transfer: target/load/load.md, load.json\n  \
          interop [--peers quiche-vegas,aioquic,quic-go,ngtcp2] [--algorithms a,b] [--mbytes N]\n           \
          [--shared vegas:cubic,vegas-compat:reno] [--shared-mbytes N] [--quick]\n           \
          our h3 server (each Vegas-family algorithm) and client against aioquic (PyPI),\n           \
