@@ -88,7 +88,11 @@ fn parse_pacing(value: &str) -> Result<Option<f64>, Error> {
     if value == "none" || value == "off" {
         return Ok(None);
     }
-    let gain: f64 = parse("pacing_gain", value, "a number > 0, or none")?;
+    let gain: f64 = parse(
+        "pacing_gain",
+        value,
+        "a number from 0.1 to 10, or none (0 = none)",
+    )?;
     Ok((gain != 0.0).then_some(gain))
 }
 

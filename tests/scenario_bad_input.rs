@@ -84,6 +84,11 @@ fn every_bad_override_is_an_error_naming_field_value_and_bound() {
             &["initial_cwnd_pkts"],
         ),
         ("flows.0.params.alpha=nan", &["alpha"]),
+        ("flows.0.params.alpha=1e300", &["alpha", "1e300"]),
+        (
+            "flows.0.params.pacing_gain=1e-9",
+            &["pacing_gain", "1e-9", "0.1"],
+        ),
         ("flows.0.algorithm=vegass", &["vegass", "newreno"]),
         ("flows.7.algorithm=vegas", &["flows", "7"]),
         ("bottleneck.sped=3", &["sped", "rate"]),

@@ -13,11 +13,40 @@ pub struct ParamError {
     pub allowed: String,
 }
 
+/// How a rejected value is shown: as a person would write it (`1e300`, not
+/// three hundred digits).
+pub trait ParamValue {
+    fn param_text(&self) -> String;
+}
+
+impl ParamValue for f64 {
+    fn param_text(&self) -> String {
+        let magnitude = self.abs();
+        if magnitude != 0.0 && magnitude.is_finite() && !(1e-6..1e15).contains(&magnitude) {
+            format!("{self:e}")
+        } else {
+            self.to_string()
+        }
+    }
+}
+
+macro_rules! param_value_as_text {
+    ($($t:ty),*) => {
+        $(impl ParamValue for $t {
+            fn param_text(&self) -> String {
+                self.to_string()
+            }
+        })*
+    };
+}
+
+param_value_as_text!(u8, u32, u64, usize, i64, &str, String);
+
 impl ParamError {
-    pub fn new(field: &'static str, value: impl ToString, allowed: impl Into<String>) -> Self {
+    pub fn new(field: &'static str, value: impl ParamValue, allowed: impl Into<String>) -> Self {
         ParamError {
             field,
-            value: value.to_string(),
+            value: value.param_text(),
             allowed: allowed.into(),
         }
     }
@@ -50,6 +79,22 @@ impl ParamError {
         Ok(())
     }
 
+    /// Ok for None or a pacing gain in [`crate::PACING_GAIN_RANGE`].
+    pub fn check_pacing_gain(value: Option<f64>) -> Result<(), Self> {
+        match value {
+            Some(gain) if !crate::PACING_GAIN_RANGE.contains(&gain) => Err(ParamError::new(
+                "pacing_gain",
+                gain,
+                format!(
+                    "a number from {} to {}, or none",
+                    crate::PACING_GAIN_RANGE.start(),
+                    crate::PACING_GAIN_RANGE.end()
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Ok for None or a finite value > 0 (optional gains and headrooms).
     pub fn check_positive_or_none(field: &'static str, value: Option<f64>) -> Result<(), Self> {
         match value {
@@ -72,3 +117,31 @@ impl fmt::Display for ParamError {
 }
 
 impl std::error::Error for ParamError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_shown_as_a_person_writes_them() {
+        let shown = |v: f64| ParamError::new("alpha_pkts", v, "x").value;
+        assert_eq!(shown(1e300), "1e300");
+        assert_eq!(shown(1e-300), "1e-300");
+        assert_eq!(shown(3.0), "3");
+        assert_eq!(shown(0.25), "0.25");
+        assert_eq!(shown(f64::NAN), "NaN");
+        assert_eq!(shown(f64::INFINITY), "inf");
+    }
+
+    #[test]
+    fn pacing_gains_outside_the_range_are_refused() {
+        for gain in [1e-9, 0.05, 10.5, f64::NAN, f64::INFINITY, -1.0] {
+            let e = ParamError::check_pacing_gain(Some(gain)).unwrap_err();
+            assert_eq!(e.field, "pacing_gain");
+            assert!(e.allowed.contains("0.1") && e.allowed.contains("10"), "{e}");
+        }
+        for gain in [None, Some(0.1), Some(1.0), Some(1.25), Some(10.0)] {
+            assert!(ParamError::check_pacing_gain(gain).is_ok(), "{gain:?}");
+        }
+    }
+}

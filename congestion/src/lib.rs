@@ -66,6 +66,11 @@ pub const MAX_DATAGRAM_SIZE_BYTES: usize = 65_527;
 /// overflow. Our bound, not a paper's.
 pub const MAX_INITIAL_WINDOW_PKTS: usize = 100_000;
 
+/// The pacing gains a controller accepts. Below 0.1 a window takes more
+/// than ten RTTs to send (a gain of 1e-9 moved no data at all); above 10
+/// pacing no longer spreads anything. Our bounds.
+pub const PACING_GAIN_RANGE: std::ops::RangeInclusive<f64> = 0.1..=10.0;
+
 /// The slowest pacing rate a controller reports, as a multiple of the
 /// datagram size: two datagrams (the RFC 9002 7.2 minimum window) per
 /// second. A rate of zero would read as "do not pace" to some stacks and

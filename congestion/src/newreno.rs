@@ -100,7 +100,7 @@ impl NewRenoConfig {
                 "a finite number in (0, 1)",
             ));
         }
-        ParamError::check_positive_or_none("pacing_gain", self.pacing_gain)?;
+        ParamError::check_pacing_gain(self.pacing_gain)?;
         Ok(())
     }
 }

@@ -613,7 +613,7 @@ impl VegasConfig {
                 "a finite number in (0, 1)",
             ));
         }
-        ParamError::check_positive_or_none("pacing_gain", self.pacing_gain)?;
+        ParamError::check_pacing_gain(self.pacing_gain)?;
         ParamError::check_positive_or_none("pacing_headroom_pkts", self.pacing_headroom_pkts)?;
         self.alpha_beta_pkts()?;
         if let Some(rate) = self.gamma_rate_pkts_per_sec {
