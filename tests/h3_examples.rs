@@ -6,47 +6,28 @@
 //! test is run alone (`--test h3_examples`) it builds them itself with the
 //! same profile. Every child process is bounded in time and killed on drop.
 
-use std::io::BufRead;
-use std::io::BufReader;
 use std::path::Path;
 use std::path::PathBuf;
-use std::process::Child;
 use std::process::Command;
 use std::process::Output;
 use std::process::Stdio;
-use std::sync::atomic::AtomicUsize;
-use std::sync::atomic::Ordering;
-use std::sync::mpsc;
-use std::sync::OnceLock;
 use std::time::Duration;
 use std::time::Instant;
+
+mod support;
+
+use support::ca_args;
+use support::certs;
+use support::example;
+use support::run_bounded;
+use support::text;
+use support::Server;
+use support::TempDir;
 
 #[path = "../examples/common/paths.rs"]
 mod paths;
 
 use paths::Target;
-
-static DIR_COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-/// A fresh, empty directory under the system's temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let n = DIR_COUNTER.fetch_add(1, Ordering::SeqCst);
-        let dir =
-            std::env::temp_dir().join(format!("h3-examples-{tag}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn get(root: &Path, path: &str) -> Target {
     paths::resolve(root, Some(b"GET"), Some(path.as_bytes()))
@@ -172,123 +153,22 @@ fn synthetic_bytes_and_methods() {
 // ---------------------------------------------------------------------------
 // End to end.
 
-/// `target/<profile>/examples/NAME`. `cargo test` builds the examples with
-/// the test targets, so they are normally there; when they are not (only
-/// this test file was asked for) they are built once, with the same
-/// `--all-features` as `cargo xtask test`. A nested build with other
-/// features would replace libraries that the doc tests of the same
-/// `cargo test` run link against.
-fn example(name: &str) -> PathBuf {
-    static BUILT: OnceLock<()> = OnceLock::new();
-    let exe = std::env::current_exe().unwrap();
-    // target/<profile>/deps/h3_examples-<hash>
-    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let path = |n: &str| profile_dir.join("examples").join(n);
-    BUILT.get_or_init(|| {
-        if path("h3-server").exists() && path("h3-client").exists() {
-            return;
-        }
-        let mut cargo = Command::new(env!("CARGO"));
-        cargo
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args([
-                "build",
-                "--quiet",
-                "--all-features",
-                "--example",
-                "h3-server",
-            ])
-            .args(["--example", "h3-client"]);
-        if profile_dir.ends_with("release") {
-            cargo.arg("--release");
-        }
-        let status = cargo.status().expect("cargo runs");
-        assert!(status.success(), "building the examples failed");
-    });
-    path(name)
-}
-
-fn certs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/certs")
-}
-
-/// A running h3-server, killed on drop.
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Runs h3-client with `args`, killed after 60 s.
+fn client(args: &[String]) -> Output {
+    let mut cmd = Command::new(example("h3-client"));
+    cmd.args([
+        "--quiet",
+        "--connect-timeout-ms",
+        "3000",
+        "--timeout-s",
+        "50",
+    ])
+    .args(args);
+    run_bounded(cmd, Duration::from_secs(60))
 }
 
 fn start_server(root: &Path, extra: &[&str]) -> Server {
-    let mut child = Command::new(example("h3-server"))
-        .args(["--listen", "127.0.0.1:0", "--root"])
-        .arg(root)
-        .arg("--cert")
-        .arg(certs().join("cert.pem"))
-        .arg("--key")
-        .arg(certs().join("key.pem"))
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("h3-server starts");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx
-        .recv_timeout(Duration::from_secs(20))
-        .expect("h3-server prints `listening on` within 20 s");
-    let port = line
-        .split_whitespace()
-        .nth(2)
-        .and_then(|a| a.rsplit(':').next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no port in {line:?}"));
-    Server { child, port }
-}
-
-/// Runs h3-client with `args`, killed after 60 s.
-fn client(args: &[String]) -> Output {
-    let mut child = Command::new(example("h3-client"))
-        .args([
-            "--quiet",
-            "--connect-timeout-ms",
-            "3000",
-            "--timeout-s",
-            "50",
-        ])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("h3-client starts");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("h3-client did not finish within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn ca_args() -> Vec<String> {
-    vec!["--ca".into(), certs().join("ca.pem").display().to_string()]
+    support::start_server(root, extra, Stdio::null())
 }
 
 #[test]

@@ -7,12 +7,14 @@
 //! - [`link`]: one direction of the bottleneck (rate, delay, drop-tail
 //!   buffer, seeded loss, aggregation), the simulator's model in real time,
 //!   with the simulator's queue-log format.
+//! - [`cli`]: helpers the command lines share.
 //! - [`limits`]: the accepted range of every parameter (documented in
 //!   `vegas-link-emu --help`) and checked unit conversions.
 //! - [`relay`]: the relay between client-facing ports and servers, one
 //!   shared bottleneck for every flow; [`relay::Emulator`] runs it in
 //!   threads, the `vegas-link-emu` binary is its command line.
 
+pub mod cli;
 pub mod limits;
 pub mod link;
 pub mod model;

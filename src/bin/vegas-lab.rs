@@ -22,6 +22,7 @@ use quiche_vegas::sim::report::report;
 use quiche_vegas::sim::report::Report;
 use quiche_vegas::sim::RunOptions;
 use quiche_vegas::sim::Scenario;
+use vegas_interop::cli::resolved_path;
 
 #[derive(Parser)]
 #[command(
@@ -173,28 +174,12 @@ fn parse_out_dir(text: &str) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-/// Where `path` points, for comparing paths: resolved when it exists,
-/// else its folder resolved, then its file name.
-fn resolved(path: &Path) -> PathBuf {
-    if let Ok(path) = std::fs::canonicalize(path) {
-        return path;
-    }
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match (std::fs::canonicalize(folder), path.file_name()) {
-        (Ok(folder), Some(name)) => folder.join(name),
-        _ => path.to_path_buf(),
-    }
-}
-
 /// Refuses to write `outputs` over any of `inputs` (`vegas-lab plot x.sqlog
 /// -o x.sqlog` would destroy the qlog).
 fn check_not_overwriting(outputs: &[PathBuf], inputs: &[&Path]) -> Result<()> {
     for output in outputs {
-        let out = resolved(output);
-        if let Some(input) = inputs.iter().find(|i| resolved(i) == out) {
+        let out = resolved_path(output);
+        if let Some(input) = inputs.iter().find(|i| resolved_path(i) == out) {
             anyhow::bail!(
                 "--output {}: would overwrite the input {}; choose another output file",
                 output.display(),

@@ -248,6 +248,14 @@ fn default_reorder_delay() -> Dur {
 }
 
 impl Impairments {
+    fn new(reorder: f64, reorder_delay: Dur, duplicate: f64) -> Self {
+        Impairments {
+            reorder,
+            reorder_delay: reorder_delay.0,
+            duplicate,
+        }
+    }
+
     pub fn is_active(&self) -> bool {
         self.reorder > 0.0 || self.duplicate > 0.0
     }
@@ -255,21 +263,13 @@ impl Impairments {
 
 impl LinkConfig {
     pub fn impairments(&self) -> Impairments {
-        Impairments {
-            reorder: self.reorder,
-            reorder_delay: self.reorder_delay.0,
-            duplicate: self.duplicate,
-        }
+        Impairments::new(self.reorder, self.reorder_delay, self.duplicate)
     }
 }
 
 impl ReverseConfig {
     pub fn impairments(&self) -> Impairments {
-        Impairments {
-            reorder: self.reorder,
-            reorder_delay: self.reorder_delay.0,
-            duplicate: self.duplicate,
-        }
+        Impairments::new(self.reorder, self.reorder_delay, self.duplicate)
     }
 }
 

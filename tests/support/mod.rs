@@ -1,9 +1,8 @@
-//! Helpers the HTTP/3 example tests share (`h3_bad_input`, `load`): temp
-//! directories, the example binaries, a running h3-server, bounded client
-//! runs. The same approach as `h3_examples.rs`: binaries from
-//! `target/<profile>/examples`, built with `--all-features` when missing or
-//! older than the example sources; every child bounded in time and killed on
-//! drop.
+//! Helpers the HTTP/3 example tests share (`h3_examples`, `h3_bad_input`,
+//! `load`): temp directories, the example binaries, a running h3-server,
+//! bounded client runs. Binaries come from `target/<profile>/examples`,
+//! built with `--all-features` when missing or older than the example
+//! sources; every child is bounded in time and killed on drop.
 
 #![allow(dead_code)]
 

@@ -22,6 +22,7 @@ use std::time::Instant;
 
 use clap::CommandFactory;
 use clap::Parser;
+use vegas_interop::cli::resolved_path;
 use vegas_interop::limits;
 use vegas_interop::Config;
 use vegas_interop::Emulator;
@@ -232,22 +233,6 @@ fn open_log(
     }
 }
 
-/// Where `path` points, for comparing paths: resolved when it exists,
-/// else its folder resolved, then its file name.
-fn resolved(path: &Path) -> PathBuf {
-    if let Ok(path) = std::fs::canonicalize(path) {
-        return path;
-    }
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match (std::fs::canonicalize(folder), path.file_name()) {
-        (Ok(folder), Some(name)) => folder.join(name),
-        _ => path.to_path_buf(),
-    }
-}
-
 /// Both links' parameters, after the checks that involve more than one
 /// flag (each flag's own range is checked by its value parser).
 fn links(args: &Args) -> Result<(LinkSpec, LinkSpec), String> {
@@ -275,7 +260,7 @@ fn links(args: &Args) -> Result<(LinkSpec, LinkSpec), String> {
         }
     }
     if let (Some(a), Some(b)) = (&args.queue_log, &args.up_queue_log) {
-        if resolved(a) == resolved(b) {
+        if resolved_path(a) == resolved_path(b) {
             return Err(format!(
                 "--queue-log {} and --up-queue-log {}: the same file; give each link its own",
                 a.display(),
