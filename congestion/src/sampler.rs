@@ -1131,7 +1131,7 @@ impl RoundSampler {
             self.largest_acked_pkt_num = Some(p.pkt_num);
         }
         let rtt = if newly_largest {
-            self.rtt_sample(event)
+            self.rtt_sample(event, largest.map(|p| p.time_sent))
         } else {
             None
         };
@@ -1506,15 +1506,11 @@ impl RoundSampler {
     /// that packet is the largest ever acknowledged. A frame that newly
     /// reports only older packets (ranges a stack reports late) would
     /// measure their wait, not the path.
-    fn rtt_sample(&self, event: &AckEvent<'_>) -> Option<Duration> {
+    fn rtt_sample(&self, event: &AckEvent<'_>, largest_sent: Option<Instant>) -> Option<Duration> {
         let sample = event.rtt_sample?;
-        // No sample is longer than its packet is old: a stack that says
-        // otherwise is read as the packet's age.
-        let age = event
-            .acked
-            .iter()
-            .max_by_key(|p| p.pkt_num)
-            .map(|p| event.now.saturating_duration_since(p.time_sent));
+        // No sample is longer than its packet (sent at `largest_sent`) is
+        // old: a stack that says otherwise is read as the packet's age.
+        let age = largest_sent.map(|sent| event.now.saturating_duration_since(sent));
         let latest_rtt = age.map_or(sample.latest_rtt, |age| sample.latest_rtt.min(age));
         if latest_rtt.is_zero() {
             return None;
@@ -2088,12 +2084,16 @@ mod tests {
             latest_rtt: 100 * MS,
             ack_delay: 30 * MS,
         });
-        assert_eq!(sampler.rtt_sample(&event), Some(75 * MS), "capped at 25 ms");
+        assert_eq!(
+            sampler.rtt_sample(&event, None),
+            Some(75 * MS),
+            "capped at 25 ms"
+        );
         event.rtt_sample = Some(RttSample {
             latest_rtt: 100 * MS,
             ack_delay: 10 * MS,
         });
-        assert_eq!(sampler.rtt_sample(&event), Some(90 * MS));
+        assert_eq!(sampler.rtt_sample(&event, None), Some(90 * MS));
         // 70 - 20 would be below min RTT 60: the sample is min RTT (RFC
         // 9002 would keep 70 ms, 10 ms of a delayed-ACK timer read as a
         // queue).
@@ -2101,27 +2101,27 @@ mod tests {
             latest_rtt: 70 * MS,
             ack_delay: 20 * MS,
         });
-        assert_eq!(sampler.rtt_sample(&event), Some(60 * MS));
+        assert_eq!(sampler.rtt_sample(&event, None), Some(60 * MS));
         // An ack delay longer than the sample cannot make it negative.
         event.min_rtt = None;
         event.rtt_sample = Some(RttSample {
             latest_rtt: 10 * MS,
             ack_delay: 20 * MS,
         });
-        assert_eq!(sampler.rtt_sample(&event), Some(10 * MS));
+        assert_eq!(sampler.rtt_sample(&event, None), Some(10 * MS));
         // Paper mode keeps the raw sample.
         let paper = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
         event.rtt_sample = Some(RttSample {
             latest_rtt: 100 * MS,
             ack_delay: 10 * MS,
         });
-        assert_eq!(paper.rtt_sample(&event), Some(100 * MS));
+        assert_eq!(paper.rtt_sample(&event, None), Some(100 * MS));
         // Zero samples are discarded.
         event.rtt_sample = Some(RttSample {
             latest_rtt: Duration::ZERO,
             ack_delay: Duration::ZERO,
         });
-        assert_eq!(paper.rtt_sample(&event), None);
+        assert_eq!(paper.rtt_sample(&event, None), None);
     }
 
     #[test]
