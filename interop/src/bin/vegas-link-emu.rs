@@ -12,7 +12,6 @@
 //! each flow's downstream throughput and share, and the timing precision.
 
 use std::net::SocketAddr;
-use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
