@@ -28,11 +28,11 @@ use vegas_cc::SentPacket;
 
 use crate::algorithm::Algorithm;
 use crate::algorithm::CcSpec;
-use crate::params;
 use crate::Error;
+use vegas_cc::spec;
 
-pub(crate) use params::NEWRENO_PARAMS;
-pub(crate) use params::VEGAS_PARAMS;
+pub(crate) use spec::NEWRENO_PARAMS;
+pub(crate) use spec::VEGAS_PARAMS;
 
 /// What a controller saw, recorded when a [`Trace`] is attached: for tests
 /// and the simulator's metrics. Recording allocates; it is off by default.
@@ -82,7 +82,7 @@ pub fn build_controller(
     max_datagram_size: usize,
 ) -> Result<Box<dyn Controller>, Error> {
     if let Some(family) = spec.algorithm.family() {
-        return Ok(Box::new(params::vegas(
+        return Ok(Box::new(spec::vegas(
             family,
             spec.algorithm.name(),
             &spec.params,
@@ -91,7 +91,7 @@ pub fn build_controller(
         )?));
     }
     match spec.algorithm {
-        Algorithm::NewReno => Ok(Box::new(params::newreno(
+        Algorithm::NewReno => Ok(Box::new(spec::newreno(
             &spec.params,
             initial_cwnd_pkts,
             max_datagram_size,

@@ -7,7 +7,6 @@
 //! `reno`, `cubic` and `bbr2` are selected with `Config::set_cc_algorithm()`
 //! and stay untouched.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -45,13 +44,7 @@ pub enum Algorithm {
     QuicheBbr2,
 }
 
-/// How a Vegas-family algorithm is composed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Family {
-    pub gallop_slow_start: bool,
-    pub vegas_a_avoidance: bool,
-    pub reno_compat: bool,
-}
+pub use vegas_cc::spec::Family;
 
 impl Algorithm {
     /// Every algorithm, in the order names are listed in errors.
@@ -153,8 +146,7 @@ impl FromStr for Algorithm {
     }
 }
 
-/// Controller parameters by name, e.g. `alpha=2`, `beta=4`, `mode=paper`.
-pub type Params = BTreeMap<String, String>;
+pub use vegas_cc::spec::Params;
 
 /// Parses `key=value` into a parameter map entry.
 pub fn parse_param(text: &str) -> Result<(String, String), Error> {

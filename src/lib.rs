@@ -15,7 +15,6 @@
 
 pub mod adapter;
 pub mod algorithm;
-mod params;
 #[cfg(feature = "sim")]
 pub mod plot;
 pub mod qlog;
@@ -43,6 +42,25 @@ pub enum Error {
         value: String,
         allowed: String,
     },
+}
+
+impl From<vegas_cc::spec::SpecError> for Error {
+    fn from(e: vegas_cc::spec::SpecError) -> Self {
+        match e {
+            vegas_cc::spec::SpecError::UnknownAlgorithm { name, valid } => {
+                Error::UnknownAlgorithm { name, valid }
+            }
+            vegas_cc::spec::SpecError::Param {
+                field,
+                value,
+                allowed,
+            } => Error::Param {
+                field,
+                value,
+                allowed,
+            },
+        }
+    }
 }
 
 impl From<vegas_cc::ParamError> for Error {

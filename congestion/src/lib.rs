@@ -30,6 +30,7 @@ pub mod gallop;
 pub mod newreno;
 pub mod reno_compat;
 pub mod sampler;
+pub mod spec;
 pub mod transient;
 pub mod vegas;
 pub mod vegas_a;

@@ -1,31 +1,86 @@
-//! `key=value` controller parameters (scenario files, `--cc-param`) mapped
-//! onto the `vegas-cc` configs. Every key is listed here; an unknown key or
+//! Controllers by name with `key=value` parameters (scenario files,
+//! `--cc-param`, any stack's configuration) mapped onto the configs of this
+//! crate. Every key is listed here; an unknown key or
 //! a bad value is an error naming the key, the value and what is allowed.
 //!
 //! `mode=paper` starts from the paper's behaviour (`VegasConfig::paper()`:
 //! initial window 2, no pacing, sampler in paper mode); `mode=default` (the
 //! default) from the library's robust choices. Explicit keys then override.
 
+use std::collections::BTreeMap;
+use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use vegas_cc::sampler::ActualBytes;
-use vegas_cc::sampler::BaseRttMode;
-use vegas_cc::sampler::RoundRttStat;
-use vegas_cc::CompatApproach;
-use vegas_cc::GammaApproach;
-use vegas_cc::NewReno;
-use vegas_cc::NewRenoConfig;
-use vegas_cc::PacingPeriod;
-use vegas_cc::PtoResponse;
-use vegas_cc::SamplerConfig;
-use vegas_cc::SlowStartExitWindow;
-use vegas_cc::Vegas;
-use vegas_cc::VegasConfig;
+use crate::sampler::ActualBytes;
+use crate::sampler::BaseRttMode;
+use crate::sampler::RoundRttStat;
+use crate::CompatApproach;
+use crate::GammaApproach;
+use crate::NewReno;
+use crate::NewRenoConfig;
+use crate::PacingPeriod;
+use crate::PtoResponse;
+use crate::SamplerConfig;
+use crate::SlowStartExitWindow;
+use crate::Vegas;
+use crate::VegasConfig;
 
-use crate::algorithm::Family;
-use crate::Error;
-use crate::Params;
+use crate::ParamError;
+
+/// Controller parameters by name, e.g. `alpha=2`, `beta=4`, `mode=paper`.
+pub type Params = BTreeMap<String, String>;
+
+/// How a Vegas-family algorithm is composed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Family {
+    pub gallop_slow_start: bool,
+    pub vegas_a_avoidance: bool,
+    pub reno_compat: bool,
+}
+
+/// A name or parameter was rejected: each says which field, which value,
+/// what is allowed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SpecError {
+    UnknownAlgorithm {
+        name: String,
+        valid: String,
+    },
+    Param {
+        field: String,
+        value: String,
+        allowed: String,
+    },
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpecError::UnknownAlgorithm { name, valid } => write!(
+                f,
+                "unknown congestion control algorithm `{name}`; valid: {valid}"
+            ),
+            SpecError::Param {
+                field,
+                value,
+                allowed,
+            } => write!(f, "invalid value `{value}` for `{field}`: {allowed}"),
+        }
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+impl From<ParamError> for SpecError {
+    fn from(e: ParamError) -> Self {
+        SpecError::Param {
+            field: e.field.to_string(),
+            value: e.value,
+            allowed: e.allowed,
+        }
+    }
+}
 
 /// Keys the Vegas family accepts (`buffer_pkts`, `reno_flows`,
 /// `vegas_flows`, `approach` only with a `*-compat` name, and then all
@@ -63,19 +118,19 @@ pub const VEGAS_PARAMS: &[&str] = &[
 /// Keys `newreno` accepts.
 pub const NEWRENO_PARAMS: &[&str] = &["initial_cwnd_pkts", "loss_reduction_factor", "pacing_gain"];
 
-fn bad(field: &str, value: &str, allowed: &str) -> Error {
-    Error::Param {
+fn bad(field: &str, value: &str, allowed: &str) -> SpecError {
+    SpecError::Param {
         field: field.to_string(),
         value: value.to_string(),
         allowed: allowed.to_string(),
     }
 }
 
-fn parse<T: FromStr>(field: &str, value: &str, allowed: &str) -> Result<T, Error> {
+fn parse<T: FromStr>(field: &str, value: &str, allowed: &str) -> Result<T, SpecError> {
     value.parse().map_err(|_| bad(field, value, allowed))
 }
 
-fn parse_bool(field: &str, value: &str) -> Result<bool, Error> {
+fn parse_bool(field: &str, value: &str) -> Result<bool, SpecError> {
     match value {
         "true" | "1" | "on" | "yes" => Ok(true),
         "false" | "0" | "off" | "no" => Ok(false),
@@ -84,7 +139,7 @@ fn parse_bool(field: &str, value: &str) -> Result<bool, Error> {
 }
 
 /// `pacing_gain=none` (or 0) turns pacing off.
-fn parse_pacing(value: &str) -> Result<Option<f64>, Error> {
+fn parse_pacing(value: &str) -> Result<Option<f64>, SpecError> {
     if value == "none" || value == "off" {
         return Ok(None);
     }
@@ -96,7 +151,7 @@ fn parse_pacing(value: &str) -> Result<Option<f64>, Error> {
     Ok((gain != 0.0).then_some(gain))
 }
 
-fn check_keys(params: &Params, allowed: &[&str], algorithm: &str) -> Result<(), Error> {
+fn check_keys(params: &Params, allowed: &[&str], algorithm: &str) -> Result<(), SpecError> {
     for (key, value) in params {
         if !allowed.contains(&key.as_str()) {
             return Err(bad(
@@ -116,7 +171,7 @@ pub fn vegas(
     params: &Params,
     initial_cwnd_pkts: usize,
     max_datagram_size: usize,
-) -> Result<Vegas, Error> {
+) -> Result<Vegas, SpecError> {
     check_keys(params, VEGAS_PARAMS, name)?;
     let mut c = match params.get("mode").map(String::as_str) {
         None | Some("default") => VegasConfig {
@@ -138,7 +193,7 @@ pub fn vegas(
     }
     const COMPAT_KEYS: [&str; 4] = ["buffer_pkts", "reno_flows", "vegas_flows", "approach"];
     if family.reno_compat {
-        let get = |key: &str, allowed: &str| -> Result<String, Error> {
+        let get = |key: &str, allowed: &str| -> Result<String, SpecError> {
             params
                 .get(key)
                 .cloned()
@@ -276,7 +331,7 @@ pub fn newreno(
     params: &Params,
     initial_cwnd_pkts: usize,
     max_datagram_size: usize,
-) -> Result<NewReno, Error> {
+) -> Result<NewReno, SpecError> {
     check_keys(params, NEWRENO_PARAMS, "newreno")?;
     let mut c = NewRenoConfig {
         initial_cwnd_pkts,
