@@ -25,6 +25,7 @@ use std::process::ExitCode;
 mod certs;
 mod fuzz;
 mod interop;
+mod libclang;
 mod load;
 mod scale;
 
@@ -127,65 +128,27 @@ fn check_build_tools() -> Result<()> {
     if !["c++", "g++", "clang++"].iter().any(|c| on_path(c)) {
         missing.push("a C++ compiler (g++)");
     }
-    if !has_libclang() {
+    let libclang = libclang::find(&libclang::Search::from_env());
+    if libclang.is_err() {
         missing.push("libclang");
     }
     if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "quiche needs {} to build BoringSSL; install with:\n    {INSTALL_HINT}",
-            missing.join(", ")
-        ))
+        return Ok(());
     }
+    let mut message = format!(
+        "quiche needs {} to build BoringSSL; install with:\n    {INSTALL_HINT}",
+        missing.join(", ")
+    );
+    if let Err(why) = libclang {
+        message.push_str(&format!("\n(libclang: {why})"));
+    }
+    Err(message)
 }
 
 fn on_path(program: &str) -> bool {
     env::var_os("PATH")
         .map(|paths| env::split_paths(&paths).any(|d| d.join(program).is_file()))
         .unwrap_or(false)
-}
-
-fn has_libclang() -> bool {
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    if let Some(p) = env::var_os("LIBCLANG_PATH") {
-        dirs.push(PathBuf::from(p));
-    }
-    for base in [
-        "/usr/lib",
-        "/usr/lib64",
-        "/usr/local/lib",
-        "/usr/lib/x86_64-linux-gnu",
-    ] {
-        dirs.push(PathBuf::from(base));
-        if let Ok(entries) = fs::read_dir(base) {
-            for e in entries.flatten() {
-                let name = e.file_name().to_string_lossy().to_string();
-                if name.starts_with("llvm") {
-                    dirs.push(e.path().join("lib"));
-                }
-            }
-        }
-    }
-    dirs.iter().any(|d| {
-        fs::read_dir(d)
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .any(|e| is_libclang(&e.file_name().to_string_lossy()))
-            })
-            .unwrap_or(false)
-    })
-}
-
-/// libclang itself (`libclang.so`, `libclang-14.so.1`), not
-/// `libclang-cpp.so.14`, which LLVM installs without it and bindgen cannot
-/// use.
-fn is_libclang(name: &str) -> bool {
-    let versioned = name
-        .strip_prefix("libclang-")
-        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
-    (name.starts_with("libclang.so") || versioned) && name.contains(".so")
 }
 
 fn patches() -> Result<Vec<PathBuf>> {
