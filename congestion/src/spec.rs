@@ -354,9 +354,112 @@ pub fn newreno(
     Ok(NewReno::new(c)?)
 }
 
+/// The names [`build`] knows: the Vegas family (composed as [`family`]
+/// says) and `newreno`.
+pub const NAMES: [&str; 9] = [
+    crate::vegas::FAMILY_NAMES[0],
+    crate::vegas::FAMILY_NAMES[1],
+    crate::vegas::FAMILY_NAMES[2],
+    crate::vegas::FAMILY_NAMES[3],
+    crate::vegas::FAMILY_NAMES[4],
+    crate::vegas::FAMILY_NAMES[5],
+    crate::vegas::FAMILY_NAMES[6],
+    crate::vegas::FAMILY_NAMES[7],
+    "newreno",
+];
+
+/// The composition of a Vegas-family name (`gallop-` Gallop-Vegas slow
+/// start, `vegas-a` Vegas-A avoidance, `-compat` Reno-compatible
+/// alpha/beta), or None for any other name.
+pub fn family(name: &str) -> Option<Family> {
+    if !crate::vegas::FAMILY_NAMES.contains(&name) {
+        return None;
+    }
+    let (rest, gallop_slow_start) = match name.strip_prefix("gallop-") {
+        Some(rest) => (rest, true),
+        None => (name, false),
+    };
+    let (rest, reno_compat) = match rest.strip_suffix("-compat") {
+        Some(rest) => (rest, true),
+        None => (rest, false),
+    };
+    Some(Family {
+        gallop_slow_start,
+        vegas_a_avoidance: rest == "vegas-a",
+        reno_compat,
+    })
+}
+
+/// The controller named `name` (one of [`NAMES`]) with `params`, for a
+/// path whose stack starts at `initial_cwnd_pkts` datagrams of
+/// `max_datagram_size` bytes: what a stack's adapter calls.
+pub fn build(
+    name: &str,
+    params: &Params,
+    initial_cwnd_pkts: usize,
+    max_datagram_size: usize,
+) -> Result<Box<dyn crate::Controller>, SpecError> {
+    if let Some(family) = family(name) {
+        return Ok(Box::new(vegas(
+            family,
+            name,
+            params,
+            initial_cwnd_pkts,
+            max_datagram_size,
+        )?));
+    }
+    if name == "newreno" {
+        return Ok(Box::new(newreno(
+            params,
+            initial_cwnd_pkts,
+            max_datagram_size,
+        )?));
+    }
+    Err(SpecError::UnknownAlgorithm {
+        name: name.to_string(),
+        valid: NAMES.join(", "),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_name_builds_a_controller_of_that_name() {
+        let compat: Params = [
+            ("buffer_pkts", "50"),
+            ("reno_flows", "1"),
+            ("vegas_flows", "1"),
+            ("approach", "1"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        for name in NAMES {
+            let params = if name.ends_with("-compat") {
+                compat.clone()
+            } else {
+                Params::new()
+            };
+            let c = build(name, &params, 10, 1200).unwrap();
+            assert_eq!(c.name(), name);
+            assert_eq!(c.cwnd_bytes(), 12_000, "{name}");
+        }
+        let f = family("gallop-vegas-a-compat").unwrap();
+        assert!(f.gallop_slow_start && f.vegas_a_avoidance && f.reno_compat);
+        let f = family("vegas").unwrap();
+        assert!(!f.gallop_slow_start && !f.vegas_a_avoidance && !f.reno_compat);
+        assert_eq!(family("newreno"), None);
+        assert_eq!(family("vegas-b"), None);
+        let e = build("cubic", &Params::new(), 10, 1200)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`cubic`") && e.contains("gallop-vegas-a-compat"),
+            "{e}"
+        );
+    }
 
     fn params(pairs: &[(&str, &str)]) -> Params {
         pairs
