@@ -209,6 +209,10 @@ pub trait Controller: Debug + Send + Sync {
         self.phase() == Phase::Recovery
     }
 
+    /// A copy of the controller with all its state (for stacks that keep a
+    /// path's controller across a port change, or snapshot it).
+    fn clone_box(&self) -> Box<dyn Controller>;
+
     /// Takes the oldest pending decision record (for qlog), if any.
     fn poll_event(&mut self) -> Option<ControllerEvent> {
         None

@@ -106,7 +106,7 @@ impl NewRenoConfig {
 }
 
 /// NewReno (RFC 9002 section 7).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct NewReno {
     config: NewRenoConfig,
     max_datagram_size: usize,
@@ -231,6 +231,10 @@ impl NewReno {
 }
 
 impl Controller for NewReno {
+    fn clone_box(&self) -> Box<dyn Controller> {
+        Box::new(self.clone())
+    }
+
     fn name(&self) -> &'static str {
         "newreno"
     }

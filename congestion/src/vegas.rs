@@ -686,7 +686,7 @@ pub struct RoundDiff {
 }
 
 /// TCP Vegas and its family (module documentation).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Vegas {
     config: VegasConfig,
     sampler: RoundSampler,
@@ -1457,6 +1457,10 @@ impl Vegas {
 }
 
 impl Controller for Vegas {
+    fn clone_box(&self) -> Box<dyn Controller> {
+        Box::new(self.clone())
+    }
+
     fn name(&self) -> &'static str {
         self.config.family_name()
     }
