@@ -200,9 +200,15 @@ mod tests {
             ("fedora", "/usr/lib64/libclang.so.17"),
             ("local", "/usr/local/llvm18/lib/libclang.so"),
         ] {
-            let root = tree(name, &[file, "/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14"]);
+            let root = tree(
+                name,
+                &[file, "/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14"],
+            );
             let found = find(&search(&root)).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(found.ends_with(file.trim_start_matches('/')), "{name}: {found:?}");
+            assert!(
+                found.ends_with(file.trim_start_matches('/')),
+                "{name}: {found:?}"
+            );
         }
     }
 
@@ -218,7 +224,11 @@ mod tests {
     fn libclang_path_is_exclusive() {
         let root = tree(
             "env",
-            &["/usr/lib/llvm-14/lib/libclang.so.1", "/opt/empty/", "/opt/llvm/libclang.so"],
+            &[
+                "/usr/lib/llvm-14/lib/libclang.so.1",
+                "/opt/empty/",
+                "/opt/llvm/libclang.so",
+            ],
         );
         let mut s = search(&root);
         s.libclang_path = Some(root.join("opt/empty"));

@@ -23,6 +23,7 @@ use std::process::Command;
 use std::process::ExitCode;
 
 mod certs;
+mod downstream;
 mod fuzz;
 mod interop;
 mod libclang;
@@ -41,13 +42,14 @@ fn main() -> ExitCode {
         None => ("help", &[][..]),
     };
     let result = match cmd {
-        "vendor" => vendor().map(|_| ()),
+        "vendor" => vendor_cmd(rest),
         "vendor-diff" => vendor_diff(rest),
         "demo" => vendor().and_then(|_| demo(rest)),
         "test" => vendor().and_then(|_| test(rest)),
         "bench" => vendor().and_then(|_| bench(rest)),
         "reproduce" => vendor().and_then(|_| reproduce(rest)),
         "fuzz" => vendor().and_then(|_| fuzz::run_fuzz(rest)),
+        "downstream" => vendor().and_then(|_| downstream::run(&root())),
         "certs" => certs::run(&root(), rest),
         "interop" => vendor().and_then(|_| interop::run(&root(), rest)),
         "load" => vendor().and_then(|_| load::run(&root(), rest)),
@@ -70,10 +72,12 @@ fn print_help() {
     println!(
         "cargo xtask <command>\n\n\
          commands:\n  \
-         vendor   fetch quiche {QUICHE_VERSION} and apply patches/quiche/*.patch into vendor/quiche\n  \
+         vendor [--into DIR]   fetch quiche {QUICHE_VERSION} and apply patches/quiche/*.patch into\n           \
+         vendor/quiche, or into DIR of your own project (prints the Cargo.toml lines)\n  \
          vendor-diff DIR   print the patch that turns pristine quiche {QUICHE_VERSION} into DIR\n  \
          demo     run the demo scenario once per algorithm and print the table\n  \
-         test     run every test of the workspace (vendors first)\n  \
+         test     every test: the workspace's, the xtask's, the README's out-of-tree projects\n  \
+         downstream   only the README's out-of-tree projects (part of `test`)\n  \
          fuzz [--minutes N]   property tests of every controller variant as a soak (default 10 min)\n  \
          bench    criterion benchmarks (simulator speed)\n  \
          bench --scale [--quick] [--rates-mbit 10,100,1000] [--rtts-ms 10,40,200]\n           \
@@ -218,36 +222,89 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Vendors and patches quiche; a no-op when `vendor/quiche` already holds
-/// exactly these patches.
+/// Vendors and patches quiche into `vendor/quiche`; a no-op when it
+/// already holds exactly these patches.
 fn vendor() -> Result<PathBuf> {
+    vendor_into(&root().join("vendor/quiche"))
+}
+
+/// `cargo xtask vendor [--into DIR]`: into our `vendor/quiche`, or into a
+/// user's project (then it prints the manifest lines that use it).
+fn vendor_cmd(args: &[String]) -> Result<()> {
+    let into = match args {
+        [] => None,
+        [flag, dir] if flag == "--into" => Some(dir),
+        _ => return Err("usage: cargo xtask vendor [--into DIR]".into()),
+    };
+    let Some(dir) = into else {
+        return vendor().map(|_| ());
+    };
+    // Relative to where the user ran the command, not to our checkout.
+    let dest = env::current_dir()
+        .map_err(|e| format!("current folder: {e}"))?
+        .join(dir);
+    let dest = vendor_into(&dest)?;
+    let dest = fs::canonicalize(&dest).unwrap_or(dest);
+    let shown = dest.display().to_string();
+    println!(
+        "patched quiche {QUICHE_VERSION} is in {shown}\n\n\
+         Add to your project's root Cargo.toml (path relative to it, or absolute):\n\n\
+         [dependencies]\n\
+         quiche = \"={QUICHE_VERSION}\"\n\
+         quiche-vegas = {{ path = \"{}\" }}\n\n\
+         [patch.crates-io]\n\
+         quiche = {{ path = \"{shown}\" }}",
+        root().display()
+    );
+    Ok(())
+}
+
+/// Vendors and patches quiche into `dest`; a no-op when it already holds
+/// exactly these patches. Refuses to replace a folder that is not a
+/// quiche vendored by this command.
+fn vendor_into(dest: &Path) -> Result<PathBuf> {
     let patch_files = patches()?;
     let mut stamp = String::new();
     for p in &patch_files {
         stamp.push_str(&fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?);
     }
-    let dest = root().join("vendor/quiche");
     let stamp_file = dest.join(".quiche-vegas-patches");
     if fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str()) {
-        return Ok(dest);
+        return Ok(dest.to_path_buf());
+    }
+    let ours = stamp_file.is_file();
+    let empty = fs::read_dir(dest)
+        .map(|mut d| d.next().is_none())
+        .unwrap_or(true);
+    if !ours && !empty {
+        return Err(format!(
+            "{} exists and is not a quiche vendored by `cargo xtask vendor`; \
+             name a new or empty folder",
+            dest.display()
+        ));
     }
     check_build_tools()?;
     eprintln!(
-        "xtask: vendoring quiche {QUICHE_VERSION} with {} patch(es)",
-        patch_files.len()
+        "xtask: vendoring quiche {QUICHE_VERSION} with {} patch(es) into {}",
+        patch_files.len(),
+        dest.display()
     );
     let source = fetch_quiche()?;
-    let staging = root().join("vendor/.quiche-staging");
+    let parent = dest
+        .parent()
+        .ok_or_else(|| format!("{}: no parent folder", dest.display()))?;
+    fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    let staging = parent.join(".quiche-staging");
     let _ = fs::remove_dir_all(&staging);
     copy_dir(&source, &staging)?;
     for p in &patch_files {
         apply_patch(&staging, p)?;
     }
     fs::write(staging.join(".quiche-vegas-patches"), &stamp).map_err(|e| e.to_string())?;
-    let _ = fs::remove_dir_all(&dest);
-    fs::rename(&staging, &dest).map_err(|e| format!("{}: {e}", dest.display()))?;
+    let _ = fs::remove_dir_all(dest);
+    fs::rename(&staging, dest).map_err(|e| format!("{}: {e}", dest.display()))?;
     eprintln!("xtask: patched quiche is in {}", dest.display());
-    Ok(dest)
+    Ok(dest.to_path_buf())
 }
 
 /// Prints the `-p1` patch from pristine quiche to the edited copy `DIR`.
@@ -398,5 +455,21 @@ fn test(args: &[String]) -> Result<()> {
     let mut c = cargo();
     c.args(["test", "--release", "--workspace", "--all-features"]);
     c.args(args);
-    run(c)
+    run(c)?;
+    if !args.is_empty() {
+        // A filtered run (`cargo xtask test NAME`) tests what it names.
+        return Ok(());
+    }
+    // The xtask's own tests (its own workspace), then the README's
+    // out-of-tree projects.
+    let mut xtask = cargo();
+    xtask.args([
+        "test",
+        "--release",
+        "--quiet",
+        "--manifest-path",
+        "xtask/Cargo.toml",
+    ]);
+    run(xtask)?;
+    downstream::run(&root())
 }
