@@ -15,6 +15,16 @@
 //! Prints `listening on ADDR` once the socket is bound (with port 0, the
 //! port the system chose).
 //!
+//! Methods: GET and HEAD are served; HEAD gets the same status and
+//! headers as GET (`content-length` the size of the body it would get) and
+//! no body. Any other well-formed method (POST, PUT, DELETE, OPTIONS, ...)
+//! gets `405 Method Not Allowed` with `allow: GET, HEAD`: this is a file
+//! server and changes nothing. The server never needs a request's body: as
+//! soon as the headers are in, it stops reading the stream (STOP_SENDING
+//! with H3_NO_ERROR, RFC 9114 4.1), drops whatever body bytes already
+//! arrived, and answers; the client's stream is reset, its response is
+//! complete, and the connection and its other streams go on.
+//!
 //! Malformed requests (RFC 9114 4.1.2: duplicate, unknown or missing
 //! pseudo-headers, a pseudo-header after a regular field, upper-case or
 //! connection-specific fields, NUL/CR/LF in a value; see
@@ -23,6 +33,21 @@
 //! H3_MESSAGE_ERROR; the connection's other streams are served as usual.
 //! Bad flags (every number has a range, see `--help`) exit with status 2
 //! and a message naming the flag; other startup errors with status 1.
+//!
+//! When a connection ends, one line goes to stderr (unless `--quiet`):
+//! `ID closed: peer ADDR, duration S s, WHY; server -> client direction
+//! (responses): cc NAME, cwnd final N bytes (min/mean/max ...), sent P
+//! packets (B bytes), lost L (B bytes), retransmitted R (B stream bytes);
+//! rtt smoothed S ms, min M ms; received P packets (B bytes)`: the
+//! figures of the direction our congestion controller drives (the
+//! downloads), from quiche's `stats()` and `path_stats()`.
+//! `--verbose` adds a line per new connection and per request.
+//!
+//! quiche-server's flag names work too where they mean the same:
+//! `--cc-algorithm` (= `--cc`), `--idle-timeout` (= `--idle-timeout-ms`,
+//! milliseconds), `--disable-pacing` (= `--no-pacing`); `--listen`,
+//! `--cert`, `--key`, `--root`, `--no-retry`, `--max-data`,
+//! `--max-stream-data`, `--max-streams-bidi` have quiche-server's names.
 //!
 //! SIGINT or SIGTERM closes every connection (HTTP/3 NO_ERROR), sends the
 //! CONNECTION_CLOSE frames, writes out each connection's qlog whole and
@@ -54,6 +79,9 @@ mod common;
 use common::paths;
 use common::paths::Target;
 use common::request;
+use common::summary;
+use common::summary::CwndStats;
+use common::summary::SendSummary;
 use common::MAX_DATAGRAM_BYTES;
 
 /// On SIGINT/SIGTERM, the longest wait for connections to finish closing
@@ -72,9 +100,15 @@ const MAX_BACKLOG_BYTES: usize = 8 << 20;
 const H3_NO_ERROR: u64 = 0x100;
 /// Body bytes read from a file or generated per step.
 const CHUNK_BYTES: usize = 64 * 1024;
+/// The methods served (`common/paths.rs`), as the `allow` field of a 405
+/// response says.
+const ALLOWED_METHODS: &[u8] = b"GET, HEAD";
 
 #[derive(Parser, Debug)]
-#[command(about = "HTTP/3 file server with TCP Vegas family congestion control")]
+#[command(
+    name = "h3-server",
+    about = "HTTP/3 file server with TCP Vegas family congestion control"
+)]
 struct Args {
     /// Address to listen on (port 0: any free port; see the `listening on` line).
     #[arg(long, default_value = "127.0.0.1:4433")]
@@ -96,9 +130,13 @@ struct Args {
           allow_negative_numbers = true,
           value_parser = common::u64_in(1, MAX_CONNECTIONS))]
     max_connections: u64,
-    /// Log every request and connection to stderr.
+    /// Log every request and new connection to stderr, besides the line
+    /// per closed connection.
     #[arg(short, long)]
     verbose: bool,
+    /// No line per closed connection on stderr (errors are still printed).
+    #[arg(short, long, conflicts_with = "verbose")]
+    quiet: bool,
     #[command(flatten)]
     common: common::CommonArgs,
 }
@@ -182,6 +220,24 @@ struct Client {
     responses: HashMap<u64, Response>,
     sender: PacedSender,
     next_send: Option<Instant>,
+    /// For the close line: when and from where it came, its cwnd samples.
+    accepted_at: Instant,
+    peer: SocketAddr,
+    cwnd: CwndStats,
+}
+
+impl Client {
+    /// The line printed when the connection ends (see the module doc).
+    fn close_line(&self, cc: &str) -> String {
+        let summary = SendSummary::of(&self.conn, cc, &self.cwnd);
+        summary::server_close_line(
+            self.conn.trace_id(),
+            self.peer,
+            self.accepted_at.elapsed(),
+            &summary,
+            &summary::close_reason(&self.conn),
+        )
+    }
 }
 
 fn main() -> ExitCode {
@@ -260,6 +316,11 @@ fn serve(args: Args) -> Result<(), String> {
         }
         if let Some(deadline) = shutdown_deadline {
             if clients.is_empty() || Instant::now() >= deadline {
+                if !args.quiet {
+                    for client in clients.values() {
+                        eprintln!("{}", client.close_line(spec.algorithm.name()));
+                    }
+                }
                 eprintln!(
                     "h3-server: stopped, {} connection(s) still closing",
                     clients.len()
@@ -343,6 +404,9 @@ fn serve(args: Args) -> Result<(), String> {
                                 responses: HashMap::new(),
                                 sender: PacedSender::new(!args.common.no_pacing),
                                 next_send: None,
+                                accepted_at: Instant::now(),
+                                peer: from,
+                                cwnd: CwndStats::default(),
                             },
                         );
                         id
@@ -401,19 +465,13 @@ fn serve(args: Args) -> Result<(), String> {
                     Some(now + Duration::from_millis(1))
                 }
             };
+            client.cwnd.sample(&client.conn);
         }
 
         clients.retain(|_, c| {
             if c.conn.is_closed() {
-                if args.verbose {
-                    let s = c.conn.stats();
-                    eprintln!(
-                        "{} closed: sent {} packets, lost {}, retransmitted {}",
-                        c.conn.trace_id(),
-                        s.sent,
-                        s.lost,
-                        s.retrans
-                    );
+                if !args.quiet {
+                    eprintln!("{}", c.close_line(spec.algorithm.name()));
                 }
                 false
             } else {
@@ -702,16 +760,20 @@ fn respond(
 }
 
 /// A response with the server's headers; `head_only` keeps the body's
-/// length in `content-length` but sends no body (HEAD).
+/// length in `content-length` but sends no body (HEAD). A 405 says which
+/// methods are served (`allow`, RFC 9110 15.5.6).
 fn response(status: u16, content_type: &str, body: Body, head_only: bool) -> Response {
     let length = body.remaining_bytes();
     let body = if head_only { fixed(Vec::new()) } else { body };
-    let headers = vec![
+    let mut headers = vec![
         quiche::h3::Header::new(b":status", status.to_string().as_bytes()),
         quiche::h3::Header::new(b"server", b"quiche-vegas"),
         quiche::h3::Header::new(b"content-type", content_type.as_bytes()),
         quiche::h3::Header::new(b"content-length", length.to_string().as_bytes()),
     ];
+    if status == 405 {
+        headers.push(quiche::h3::Header::new(b"allow", ALLOWED_METHODS));
+    }
     Response {
         headers: Some(headers),
         body,

@@ -40,12 +40,30 @@ fn manifest_path(rel: &str) -> String {
         .to_string()
 }
 
+/// A file of `len_bytes` (sparse: no disk used) in a directory removed on
+/// drop.
+fn sparse_file(len_bytes: u64) -> (TempDir, String) {
+    let dir = TempDir::new("sparse");
+    let path = dir.0.join("big.bin");
+    std::fs::File::create(&path)
+        .unwrap()
+        .set_len(len_bytes)
+        .unwrap();
+    let shown = path.display().to_string();
+    (dir, shown)
+}
+
 /// Client cases: `flag value` before a URL nobody listens on (every case
-/// must fail before any packet is sent).
-fn client_cases() -> Vec<BadCase> {
+/// must fail before any packet is sent). Files the cases use are kept in
+/// `keep` until the cases have run.
+fn client_cases(keep: &mut Vec<TempDir>) -> Vec<BadCase> {
     let not_a_file = manifest_path("Cargo.toml");
     let a_dir = manifest_path("examples/certs");
     let long_path = format!("/{}", "a".repeat(8192));
+    let long_header = format!("x-long: {}", "v".repeat(8192));
+    // 64 MiB + 1: one byte over --body's limit.
+    let (big_dir, too_big) = sparse_file((64 << 20) + 1);
+    keep.push(big_dir);
     let flag_cases: Vec<(&str, String, &str)> = vec![
         ("--timeout-s", "1e30".into(), "1e30"),
         ("--timeout-s", "NaN".into(), "NaN"),
@@ -90,13 +108,73 @@ fn client_cases() -> Vec<BadCase> {
         ),
         ("--cc-param", "no_such_key=1".into(), "no_such_key"),
         ("--cc-param", "alpha".into(), "alpha"),
+        // quiche-client's names of our flags: the same checks.
+        ("--cc-algorithm", "vegass".into(), "vegass"),
+        ("--cc-algorithm", "bbr3".into(), "bbr3"),
+        ("--idle-timeout", "0".into(), "'0'"),
+        ("--idle-timeout", "-1".into(), "-1"),
+        (
+            "--trust-origin-ca-pem",
+            "/nonexistent/ca.pem".into(),
+            "/nonexistent/ca.pem",
+        ),
+        ("--trust-origin-ca-pem", not_a_file.clone(), &not_a_file),
+        ("--dump-responses", not_a_file.clone(), &not_a_file),
+        // -H/--header: "name: value", a token name, no pseudo-headers, no
+        // fields the client sets or HTTP/3 forbids, bounded.
+        ("-H", ":path: /x".into(), ":path: /x"),
+        ("-H", ":method: POST".into(), "pseudo-header"),
+        ("-H", "no colon".into(), "no colon"),
+        ("-H", "".into(), "no `:`"),
+        ("-H", ": value".into(), "pseudo-header"),
+        ("-H", " : value".into(), "pseudo-header"),
+        ("-H", "bad name: 1".into(), "\"bad name\""),
+        ("-H", "x(y): 1".into(), "not an HTTP token"),
+        ("-H", "caf\u{e9}: 1".into(), "not an HTTP token"),
+        ("-H", "x-a: b\u{1}c".into(), "control character"),
+        ("-H", "host: example.com".into(), "host"),
+        ("-H", "Content-Length: 5".into(), "content-length"),
+        ("-H", "connection: close".into(), "connection-specific"),
+        (
+            "-H",
+            "Transfer-Encoding: chunked".into(),
+            "connection-specific",
+        ),
+        ("-H", "te: gzip".into(), "te"),
+        ("-H", long_header, "8200 bytes"),
+        ("--header", "no colon".into(), "no colon"),
+        // --method: the listed methods, upper case.
+        ("--method", "get".into(), "get"),
+        ("--method", "PATCH".into(), "PATCH"),
+        ("--method", "".into(), "possible values"),
+        // --body: a readable regular file of at most 64 MiB.
+        (
+            "--body",
+            "/nonexistent/body.bin".into(),
+            "/nonexistent/body.bin",
+        ),
+        ("--body", a_dir.clone(), &a_dir),
+        ("--body", too_big.clone(), "67108865 bytes"),
+        // --connect-to: HOST:PORT.
+        ("--connect-to", "nonsense".into(), "nonsense"),
+        ("--connect-to", "127.0.0.1".into(), "HOST:PORT"),
+        ("--connect-to", "127.0.0.1:0".into(), "port 0"),
+        ("--connect-to", "127.0.0.1:99999".into(), "127.0.0.1:99999"),
+        ("--connect-to", "[::1]".into(), "[::1]"),
+        ("--connect-to", ":4433".into(), ":4433"),
+        ("--connect-to", "a b:4433".into(), "a b:4433"),
+        (
+            "--connect-to",
+            "no-such-host.invalid:4433".into(),
+            "cannot resolve",
+        ),
     ];
     let url = "https://127.0.0.1:9/a.txt".to_string();
     let mut cases: Vec<BadCase> = flag_cases
         .into_iter()
         .map(|(flag, value, shown)| {
             // --ca conflicts with --insecure; the others are checked first.
-            let mut args = if flag == "--ca" {
+            let mut args = if flag == "--ca" || flag == "--trust-origin-ca-pem" {
                 vec![]
             } else {
                 vec!["--insecure".to_string()]
@@ -116,6 +194,55 @@ fn client_cases() -> Vec<BadCase> {
             needles: vec!["URL".into(), bad_url.into()],
         });
     }
+    // Flags that are wrong together.
+    let client = |args: Vec<String>, needles: &[&str]| BadCase {
+        binary: "h3-client",
+        args,
+        needles: needles.iter().map(|n| n.to_string()).collect(),
+    };
+    let body = manifest_path("Cargo.toml");
+    for method in ["GET", "HEAD", "DELETE", "OPTIONS"] {
+        cases.push(client(
+            vec![
+                "--insecure".into(),
+                "--method".into(),
+                method.into(),
+                "--body".into(),
+                body.clone(),
+                url.clone(),
+            ],
+            &["--body", "POST or PUT", method],
+        ));
+    }
+    // --body without --method: GET.
+    cases.push(client(
+        vec!["--insecure".into(), "--body".into(), body, url.clone()],
+        &["--body", "POST or PUT", "GET"],
+    ));
+    // 65 headers; 3 of 7000 bytes (more than 16384 in all).
+    let mut many = vec!["--insecure".to_string()];
+    for i in 0..65 {
+        many.extend(["-H".to_string(), format!("x-h{i}: {i}")]);
+    }
+    many.push(url.clone());
+    cases.push(client(many, &["65 -H/--header", "at most 64"]));
+    let mut large = vec!["--insecure".to_string()];
+    for i in 0..3 {
+        large.extend(["-H".to_string(), format!("x-h{i}: {}", "v".repeat(7000))]);
+    }
+    large.push(url.clone());
+    cases.push(client(large, &["-H/--header", "16384"]));
+    // --ca and its alias against --insecure and its alias.
+    let ca = certs().join("ca.pem").display().to_string();
+    cases.push(client(
+        vec![
+            "--trust-origin-ca-pem".into(),
+            ca,
+            "--no-verify".into(),
+            url.clone(),
+        ],
+        &["--ca", "--insecure", "cannot be used with"],
+    ));
     cases
 }
 
@@ -153,6 +280,12 @@ fn server_cases() -> Vec<BadCase> {
         ("--qlog-dir", not_a_file.clone(), &not_a_file),
         ("--cc", "cubicc".into(), "cubicc"),
         ("--cc-param", "beta=0".into(), "beta"),
+        // quiche-server's names of our flags: the same checks.
+        ("--cc-algorithm", "cubicc".into(), "cubicc"),
+        ("--idle-timeout", "0".into(), "'0'"),
+        ("--idle-timeout", "86400001".into(), "86400001"),
+        // -q and -v together.
+        ("--quiet", "--verbose".into(), "cannot be used with"),
     ];
     flag_cases
         .into_iter()
@@ -181,7 +314,8 @@ fn server_cases() -> Vec<BadCase> {
 #[test]
 fn every_bad_flag_is_a_clear_error_not_a_panic() {
     let mut failures = Vec::new();
-    for case in client_cases().into_iter().chain(server_cases()) {
+    let mut keep = Vec::new();
+    for case in client_cases(&mut keep).into_iter().chain(server_cases()) {
         let mut cmd = Command::new(example(case.binary));
         cmd.args(&case.args);
         let out = run_bounded(cmd, Duration::from_secs(20));
@@ -241,6 +375,48 @@ fn help_texts_give_the_bounds() {
                 help.contains(bound),
                 "{binary} --help lacks {bound}:\n{help}"
             );
+        }
+    }
+}
+
+/// quiche-apps' flag names are visible aliases: `--help` shows them beside
+/// ours.
+#[test]
+fn help_texts_show_quiche_apps_names() {
+    for (binary, shown) in [
+        (
+            "h3-client",
+            &[
+                "[alias: --no-verify]",
+                "[alias: --trust-origin-ca-pem]",
+                "[alias: --dump-responses]",
+                "[alias: --cc-algorithm]",
+                "[alias: --idle-timeout]",
+                "[alias: --disable-pacing]",
+                "--method <METHOD>",
+                "--body <FILE>",
+                "-H, --header <NAME: VALUE>",
+                "--connect-to <HOST:PORT>",
+                "67108864",
+            ][..],
+        ),
+        (
+            "h3-server",
+            &[
+                "[alias: --cc-algorithm]",
+                "[alias: --idle-timeout]",
+                "[alias: --disable-pacing]",
+                "-q, --quiet",
+            ][..],
+        ),
+    ] {
+        let mut cmd = Command::new(example(binary));
+        cmd.arg("--help");
+        let out = run_bounded(cmd, Duration::from_secs(20));
+        let help = text(&out.stdout);
+        assert!(out.status.success(), "{binary} --help: {help}");
+        for s in shown {
+            assert!(help.contains(s), "{binary} --help lacks {s}:\n{help}");
         }
     }
 }

@@ -420,3 +420,390 @@ fn sigterm_closes_open_connections_and_writes_whole_qlogs() {
         "no connection_closed near the end of the server qlog"
     );
 }
+
+// ---------------------------------------------------------------------------
+// quiche-apps' flag names, methods, headers, --connect-to, the summaries.
+
+/// Starts h3-server with `extra` flags, its stderr into a file of `dir`;
+/// returns the server and the log's path.
+fn start_logged_server(root: &Path, dir: &TempDir, extra: &[&str]) -> (Server, PathBuf) {
+    let log = dir.0.join("server.err");
+    let file = std::fs::File::create(&log).unwrap();
+    (support::start_server(root, extra, Stdio::from(file)), log)
+}
+
+/// Waits (at most 10 s) until the server log at `log` has `lines` lines
+/// with ` closed: `; returns them.
+fn close_lines(log: &Path, lines: usize) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let found: Vec<String> = text
+            .lines()
+            .filter(|l| l.contains(" closed: "))
+            .map(str::to_string)
+            .collect();
+        if found.len() >= lines {
+            return found;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} of {lines} `closed:` lines within 10 s; log:\n{text}",
+            found.len()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The lines of the client's summary block: the `summary:` line, the
+/// download line, the client -> server heading and its figures.
+fn summary_block(stdout: &str) -> (String, String, String, String) {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("summary: "))
+        .unwrap_or_else(|| panic!("no summary line: {stdout}"));
+    assert!(lines.len() >= at + 4, "summary block too short: {stdout}");
+    (
+        lines[at].to_string(),
+        lines[at + 1].to_string(),
+        lines[at + 2].to_string(),
+        lines[at + 3].to_string(),
+    )
+}
+
+#[test]
+fn a_transfer_with_only_quiche_apps_flag_names() {
+    let (_dir, root) = site();
+    let logs = TempDir::new("apps-names-log");
+    let server_qlogs = TempDir::new("apps-names-server-qlog");
+    let server_qlog_arg = server_qlogs.0.display().to_string();
+    // The server, with quiche-server's names too.
+    let (server, log) = start_logged_server(
+        &root,
+        &logs,
+        &[
+            "--cc-algorithm",
+            "vegas-a",
+            "--disable-pacing",
+            "--idle-timeout",
+            "5000",
+            "--qlog-dir",
+            &server_qlog_arg,
+        ],
+    );
+    let dump = TempDir::new("apps-names-dump");
+    let client_qlogs = TempDir::new("apps-names-client-qlog");
+    let base = format!("https://localhost:{}", server.port);
+    let mut cmd = Command::new(example("h3-client"));
+    cmd.env("QLOGDIR", &client_qlogs.0)
+        .args(["--cc-algorithm", "cubic", "--no-verify", "--dump-responses"])
+        .arg(&dump.0)
+        .args(["--disable-pacing", "--idle-timeout", "5000"])
+        .arg(format!("{base}/a.txt"))
+        .arg(format!("{base}/bytes/200000"));
+    let out = run_bounded(cmd, Duration::from_secs(60));
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("/a.txt -> 200, 7 bytes"), "{stdout}");
+    assert!(
+        stdout.contains("/bytes/200000 -> 200, 200000 bytes"),
+        "{stdout}"
+    );
+    // --dump-responses saved the bodies.
+    assert_eq!(std::fs::read(dump.0.join("a.txt")).unwrap(), b"file a\n");
+    let body = std::fs::read(dump.0.join("200000")).unwrap();
+    assert_eq!(body.len(), 200_000);
+    assert!(body.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8));
+    // --cc-algorithm cubic is the client's controller: its own direction
+    // says so, and so does its qlog (QLOGDIR, as quiche-client).
+    let (_, _, heading, figures) = summary_block(&stdout);
+    assert!(
+        heading.starts_with("client -> server direction"),
+        "{stdout}"
+    );
+    assert!(figures.trim_start().starts_with("cc cubic,"), "{stdout}");
+    let qlogs: Vec<PathBuf> = std::fs::read_dir(&client_qlogs.0)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(qlogs.len(), 1, "{qlogs:?}");
+    let qlog = std::fs::read_to_string(&qlogs[0]).unwrap();
+    assert!(qlog.contains("h3-client cc=cubic"), "{:.400}", qlog);
+    // The server's --cc-algorithm vegas-a drove the download: vegas-cc's
+    // decision records are in its qlog, and its close line names it.
+    let line = &close_lines(&log, 1)[0];
+    assert!(line.contains("cc vegas-a,"), "{line}");
+    let server_qlog: String = std::fs::read_dir(&server_qlogs.0)
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(
+        server_qlog.contains("\"vegas:"),
+        "no vegas:* events in the server's qlog"
+    );
+}
+
+#[test]
+fn head_gets_headers_and_no_body() {
+    let (_dir, root) = site();
+    let server = start_server(&root, &[]);
+    let dump = TempDir::new("head-dump");
+    let base = format!("https://localhost:{}", server.port);
+    let mut args = ca_args();
+    args.extend([
+        "--method".into(),
+        "HEAD".into(),
+        "--output-dir".into(),
+        dump.0.display().to_string(),
+        format!("{base}/a.txt"),
+        format!("{base}/bytes/50000"),
+    ]);
+    let out = client(&args);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("HEAD https://localhost:")
+            && stdout.contains("/a.txt -> 200, 0 bytes (HEAD: content-length 7, no body)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("/bytes/50000 -> 200, 0 bytes (HEAD: content-length 50000, no body)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("truncated"), "{stdout}");
+    assert_eq!(std::fs::read(dump.0.join("a.txt")).unwrap(), b"");
+    assert_eq!(std::fs::read(dump.0.join("50000")).unwrap(), b"");
+}
+
+#[test]
+fn extra_headers_are_sent_lower_cased() {
+    let (_dir, root) = site();
+    let server = start_server(&root, &[]);
+    let qlog_dir = TempDir::new("headers-qlog");
+    let mut args = ca_args();
+    args.extend([
+        "--qlog-dir".into(),
+        qlog_dir.0.display().to_string(),
+        "-H".into(),
+        "x-test: 1".into(),
+        "-H".into(),
+        "X-Other:two words ".into(),
+        "--header".into(),
+        "User-Agent: h3-examples-test".into(),
+        format!("https://localhost:{}/a.txt", server.port),
+    ]);
+    let out = client(&args);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("GET https://localhost:"), "{stdout}");
+    assert!(stdout.contains("/a.txt -> 200, 7 bytes"), "{stdout}");
+    // The request as the client's qlog recorded it (quiche's http3 frame
+    // events list the fields handed to it): names in lower case, values
+    // without the surrounding blanks, our user-agent replaced.
+    let qlog: String = std::fs::read_dir(&qlog_dir.0)
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    for field in [
+        r#"{"name":":method","value":"GET"}"#,
+        r#"{"name":"x-test","value":"1"}"#,
+        r#"{"name":"x-other","value":"two words"}"#,
+        r#"{"name":"user-agent","value":"h3-examples-test"}"#,
+    ] {
+        assert!(qlog.contains(field), "{field} not in the client's qlog");
+    }
+    assert!(!qlog.contains("quiche-vegas-h3-client"), "two user-agents");
+}
+
+#[test]
+fn a_request_body_does_not_break_the_connection() {
+    let (_dir, root) = site();
+    let logs = TempDir::new("body-log");
+    let (mut server, log) = start_logged_server(&root, &logs, &["--verbose"]);
+    let upload = TempDir::new("body");
+    let big = upload.0.join("big.bin");
+    std::fs::write(&big, support::pseudo_random_bytes(3_000_000, 7)).unwrap();
+    let empty = upload.0.join("empty.bin");
+    std::fs::write(&empty, b"").unwrap();
+    let base = format!("https://localhost:{}", server.port);
+    // POST with a 3 MB body to two URLs, PUT with an empty one: 405 each
+    // (a file server changes nothing), exit status 3, no HTTP/3 error.
+    for (method, body) in [("POST", &big), ("PUT", &empty)] {
+        let mut args = ca_args();
+        args.extend(["--method".into(), method.into(), "--body".into()]);
+        args.push(body.display().to_string());
+        args.push(format!("{base}/a.txt"));
+        args.push(format!("{base}/bytes/10"));
+        let out = client(&args);
+        let stdout = text(&out.stdout);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{method}: {stdout}\n{stderr}");
+        assert!(
+            stdout.contains(&format!("{method} {base}/a.txt -> 405")),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(&format!("{method} {base}/bytes/10 -> 405")),
+            "{stdout}"
+        );
+        assert!(stdout.contains("summary: 2 requests"), "{stdout}");
+        assert!(
+            stdout.contains("request bodies") == (method == "POST"),
+            "{stdout}"
+        );
+        assert!(!stderr.contains("error"), "{stderr}");
+    }
+    // DELETE and OPTIONS: 405 as well.
+    for method in ["DELETE", "OPTIONS"] {
+        let mut args = ca_args();
+        args.extend(["--method".into(), method.into(), format!("{base}/a.txt")]);
+        let out = client(&args);
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(3), "{stdout}{}", text(&out.stderr));
+        assert!(
+            stdout.contains(&format!("{method} {base}/a.txt -> 405")),
+            "{stdout}"
+        );
+    }
+    // The server is still there and serves a GET; every connection closed
+    // cleanly (the client's NO_ERROR close).
+    assert!(server.is_alive(), "h3-server exited");
+    let mut args = ca_args();
+    args.push(format!("{base}/a.txt"));
+    let out = client(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for line in close_lines(&log, 5) {
+        assert!(
+            line.contains("closed by the peer, application error 0x100 (done)"),
+            "{line}"
+        );
+    }
+    let log_text = std::fs::read_to_string(&log).unwrap();
+    assert!(log_text.contains("POST /a.txt -> 405"), "{log_text}");
+}
+
+#[test]
+fn connect_to_sends_elsewhere_and_keeps_the_url_host() {
+    let (_dir, root) = site();
+    let server = start_server(&root, &[]);
+    let to = format!("127.0.0.1:{}", server.port);
+    // A host name that never resolves (RFC 6761 .invalid); no certificate
+    // names it, hence --no-verify.
+    let out = client(&[
+        "--connect-to".into(),
+        to.clone(),
+        "--no-verify".into(),
+        "https://localhost.invalid/a.txt".into(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("GET https://localhost.invalid/a.txt -> 200, 7 bytes"),
+        "{stdout}"
+    );
+    // The certificate is still checked against the URL's host (SNI
+    // `localhost`), whatever the port the URL names.
+    let mut args = ca_args();
+    args.extend([
+        "--connect-to".into(),
+        to,
+        "https://localhost:9/sub/b.txt".into(),
+    ]);
+    let out = client(&args);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("/sub/b.txt -> 200, 7 bytes"), "{stdout}");
+    // Without --connect-to the name does not resolve: a clear error.
+    let out = client(&[
+        "--no-verify".into(),
+        "https://localhost.invalid/a.txt".into(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("cannot resolve localhost.invalid"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn summaries_say_whose_direction_they_describe() {
+    let (_dir, root) = site();
+    let logs = TempDir::new("summary-log");
+    let (server, log) = start_logged_server(&root, &logs, &["--cc", "cubic"]);
+    let mut args = ca_args();
+    args.extend([
+        "--cc".into(),
+        "vegas".into(),
+        format!("https://localhost:{}/bytes/2000000", server.port),
+    ]);
+    let out = client(&args);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    let (summary, download, heading, figures) = summary_block(&stdout);
+    // The download's figures are not the client's: no cc on the summary
+    // line, the download line sends the reader to the server.
+    assert!(summary.contains("2000000 bytes"), "{summary}");
+    assert!(summary.contains("goodput "), "{summary}");
+    assert!(!summary.contains("cc "), "{summary}");
+    assert!(
+        download.starts_with("download (server -> client)")
+            && download.contains("congestion-controlled by the server"),
+        "{download}"
+    );
+    assert!(
+        heading.starts_with("client -> server direction (requests and ACKs"),
+        "{heading}"
+    );
+    for needle in [
+        "cc vegas,",
+        "cwnd final ",
+        "sent ",
+        "lost ",
+        "retransmitted ",
+        "rtt smoothed ",
+    ] {
+        assert!(figures.contains(needle), "{needle}: {figures}");
+    }
+    // The server's own line, once the connection is gone: its controller
+    // and figures for the download.
+    let lines = close_lines(&log, 1);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let line = &lines[0];
+    for needle in [
+        "closed: peer 127.0.0.1:",
+        "duration ",
+        "server -> client direction (responses): cc cubic,",
+        "cwnd final ",
+        "lost ",
+        "retransmitted ",
+        "rtt smoothed ",
+        ", min ",
+    ] {
+        assert!(line.contains(needle), "{needle}: {line}");
+    }
+    // Its bytes sent cover the 2 MB body.
+    let sent_bytes: u64 = line
+        .split("packets (")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no sent bytes in {line}"));
+    assert!(sent_bytes >= 2_000_000, "{line}");
+
+    // --quiet: no such line.
+    let quiet_logs = TempDir::new("summary-quiet-log");
+    let (quiet, quiet_log) = start_logged_server(&root, &quiet_logs, &["--quiet"]);
+    let mut args = ca_args();
+    args.push(format!("https://localhost:{}/a.txt", quiet.port));
+    let out = client(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::thread::sleep(Duration::from_millis(500));
+    drop(quiet);
+    let text = std::fs::read_to_string(&quiet_log).unwrap();
+    assert!(!text.contains(" closed: "), "{text}");
+}

@@ -18,6 +18,7 @@ use quiche_vegas::Params;
 
 pub mod paths;
 pub mod request;
+pub mod summary;
 
 /// The largest UDP payload sent and received.
 pub const MAX_DATAGRAM_BYTES: usize = 1350;
@@ -62,16 +63,29 @@ pub fn timeout_s(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Options both examples take. Every number is bounded; a value out of
-/// range is a command-line error (exit status 2) naming the flag, the
-/// value and the range.
+// Options both examples take. Every number is bounded; a value out of
+// range is a command-line error (exit status 2) naming the flag, the value
+// and the range.
+//
+// Where quiche's own apps (`quiche-server`, `quiche-client`) have a flag of
+// the same meaning under another name, that name is a visible alias
+// (`--cc-algorithm`, `--idle-timeout`, `--disable-pacing`).
+//
+// (Not a doc comment: clap would show it as the `--help` text of both
+// examples.)
 #[derive(clap::Args, Debug, Clone)]
 pub struct CommonArgs {
     /// Congestion control: vegas, vegas-a, gallop-vegas, gallop-vegas-a,
     /// vegas-compat, vegas-a-compat, gallop-vegas-compat,
     /// gallop-vegas-a-compat, newreno (vegas-cc) or reno, cubic, bbr2
-    /// (quiche's own).
-    #[arg(long, default_value = "vegas", value_name = "NAME")]
+    /// (quiche's own; quiche's spellings bbr and bbr2_gcongestion are
+    /// bbr2).
+    #[arg(
+        long,
+        visible_alias = "cc-algorithm",
+        default_value = "vegas",
+        value_name = "NAME"
+    )]
     pub cc: String,
     /// A controller parameter, e.g. `alpha=2`; repeatable. Checked before
     /// anything starts: unknown keys and bad values are errors.
@@ -101,19 +115,22 @@ pub struct CommonArgs {
     pub max_streams_bidi: u64,
     /// Idle timeout of a connection, 1 ms to 86400000 ms (one day); a
     /// connection whose peer vanished is dropped after it.
-    #[arg(long, default_value_t = 30_000, value_name = "MS",
+    #[arg(long, visible_alias = "idle-timeout", default_value_t = 30_000, value_name = "MS",
           allow_negative_numbers = true, value_parser = timeout_ms())]
     pub idle_timeout_ms: u64,
     /// Send packets as soon as quiche makes them instead of at the time it
-    /// asks for (`SendInfo::at`), as quiche's own examples do.
-    #[arg(long)]
+    /// asks for (`SendInfo::at`), and tell quiche the application does not
+    /// pace.
+    #[arg(long, visible_alias = "disable-pacing")]
     pub no_pacing: bool,
 }
 
 impl CommonArgs {
     /// The validated congestion-control choice.
     pub fn cc_spec(&self) -> Result<CcSpec, String> {
-        let algorithm: Algorithm = self.cc.parse().map_err(|e| format!("--cc: {e}"))?;
+        let algorithm: Algorithm = cc_name(&self.cc)
+            .parse()
+            .map_err(|e| format!("--cc (--cc-algorithm): {e}"))?;
         let mut params = Params::new();
         for text in &self.cc_params {
             let (key, value) = quiche_vegas::algorithm::parse_param(text)
@@ -167,6 +184,15 @@ impl CommonArgs {
         config.enable_pacing(!self.no_pacing);
         spec.configure(&mut config);
         Ok(config)
+    }
+}
+
+/// Our name of a congestion controller given as `name`: quiche's apps also
+/// call BBRv2 `bbr` and `bbr2_gcongestion` (quiche 0.30 has one BBR).
+pub fn cc_name(name: &str) -> &str {
+    match name {
+        "bbr" | "bbr2_gcongestion" => "bbr2",
+        other => other,
     }
 }
 
