@@ -48,31 +48,17 @@ use std::io;
 use std::path::Path;
 use std::path::PathBuf;
 use std::time::Duration;
-use std::time::Instant;
 
-use qlog::events::EventImportance;
 use qlog::events::JsonEvent;
-use serde_json::json;
-use vegas_cc::ControllerEvent;
 
-/// Event names, in one place.
-pub const ROUND_DECISION: &str = "vegas:round_decision";
-pub const SLOW_START_EXIT: &str = "vegas:slow_start_exit";
-pub const WINDOW_REDUCTION: &str = "vegas:window_reduction";
-pub const PARAMS_CHANGED: &str = "vegas:params_changed";
-pub const GALLOP_UPDATE: &str = "vegas:gallop_update";
-
-/// The namespace (qlog category) of every event above.
-pub const NAMESPACE: &str = "vegas";
-
-/// Every `vegas:` event this crate writes.
-pub const VEGAS_EVENTS: [&str; 5] = [
-    ROUND_DECISION,
-    SLOW_START_EXIT,
-    WINDOW_REDUCTION,
-    PARAMS_CHANGED,
-    GALLOP_UPDATE,
-];
+pub use vegas_cc::qlog::to_json_event;
+pub use vegas_cc::qlog::GALLOP_UPDATE;
+pub use vegas_cc::qlog::NAMESPACE;
+pub use vegas_cc::qlog::PARAMS_CHANGED;
+pub use vegas_cc::qlog::ROUND_DECISION;
+pub use vegas_cc::qlog::SLOW_START_EXIT;
+pub use vegas_cc::qlog::VEGAS_EVENTS;
+pub use vegas_cc::qlog::WINDOW_REDUCTION;
 
 /// The environment variable quiche's apps read: a folder for qlog files.
 pub const QLOGDIR_ENV: &str = "QLOGDIR";
@@ -81,93 +67,7 @@ pub const QLOGDIR_ENV: &str = "QLOGDIR";
 /// trace description.
 pub const TIME_ORIGIN_KEY: &str = "time_origin_ms=";
 
-fn ms(d: std::time::Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-/// The qlog event for a decision record, and the time it happened.
-pub fn to_json_event(event: &ControllerEvent) -> (Instant, JsonEvent) {
-    let (time, name, data) = match *event {
-        ControllerEvent::Round(r) => (
-            r.now,
-            ROUND_DECISION,
-            json!({
-                "base_rtt_ms": ms(r.base_rtt),
-                "round_rtt_ms": ms(r.round_rtt),
-                "expected_bytes_per_s": r.expected_bytes_per_sec,
-                "actual_bytes_per_s": r.actual_bytes_per_sec,
-                "diff_pkts": r.diff_pkts,
-                "alpha_pkts": r.alpha_pkts,
-                "beta_pkts": r.beta_pkts,
-                "gamma_pkts": r.gamma_pkts,
-                "cwnd_before_bytes": r.cwnd_before_bytes,
-                "cwnd_after_bytes": r.cwnd_after_bytes,
-                "action": r.action.as_str(),
-                "phase": r.phase.as_str(),
-                "samples": r.samples,
-                "bytes_acked": r.bytes_acked,
-                "rtt_from_hold_bounds": r.rtt_from_hold_bounds,
-            }),
-        ),
-        ControllerEvent::SlowStartExit {
-            now,
-            cause,
-            cwnd_bytes,
-        } => (
-            now,
-            SLOW_START_EXIT,
-            json!({ "cause": cause.as_str(), "cwnd_bytes": cwnd_bytes }),
-        ),
-        ControllerEvent::Reduction {
-            now,
-            cause,
-            cwnd_before_bytes,
-            cwnd_after_bytes,
-            ssthresh_bytes,
-        } => (
-            now,
-            WINDOW_REDUCTION,
-            json!({
-                "cause": cause.as_str(),
-                "cwnd_before_bytes": cwnd_before_bytes,
-                "cwnd_after_bytes": cwnd_after_bytes,
-                "ssthresh_bytes": ssthresh_bytes,
-            }),
-        ),
-        ControllerEvent::ParamsChanged {
-            now,
-            alpha_pkts,
-            beta_pkts,
-        } => (
-            now,
-            PARAMS_CHANGED,
-            json!({ "alpha_pkts": alpha_pkts, "beta_pkts": beta_pkts }),
-        ),
-        ControllerEvent::GallopUpdate {
-            now,
-            incr_pkts,
-            maxincr_pkts,
-            status,
-        } => (
-            now,
-            GALLOP_UPDATE,
-            json!({
-                "incr_pkts": incr_pkts,
-                "maxincr_pkts": maxincr_pkts,
-                "status": status,
-            }),
-        ),
-    };
-    (
-        time,
-        JsonEvent {
-            time: 0.0,
-            importance: EventImportance::Base,
-            name: name.to_string(),
-            data,
-        },
-    )
-}
+use vegas_cc::qlog::ms;
 
 /// Where [`setup`] writes a connection's qlog: `path_or_dir` if given (an
 /// existing folder, or a path ending in `/`, gets `<id>-<role>.sqlog`; any

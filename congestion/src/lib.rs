@@ -28,6 +28,8 @@ mod error;
 pub mod events;
 pub mod gallop;
 pub mod newreno;
+#[cfg(feature = "qlog")]
+pub mod qlog;
 pub mod reno_compat;
 pub mod sampler;
 pub mod spec;
