@@ -24,7 +24,11 @@
 //!
 //! Decision records (`vegas_cc::ControllerEvent`, the same values the
 //! quiche adapter turns into `vegas:*` qlog events) go to a [`Records`] sink
-//! when the factory has one ([`VegasFactory::with_records`]).
+//! when the factory has one ([`VegasFactory::with_records`]);
+//! [`write_qlog`] writes a controller's records as a JSON-SEQ qlog with the
+//! same `vegas:*` events (quinn's trait has no way into quinn's own qlog,
+//! so it is a file of its own, with only these events: qvis and the qlog
+//! crate read it; `vegas-lab plot` also needs the stack's `quic:*` events).
 
 #![forbid(unsafe_code)]
 
@@ -237,6 +241,12 @@ impl VegasController {
             min_rtt: None,
             stats: AdapterStats::default(),
         }
+    }
+
+    /// The id its decision records carry in the factory's [`Records`]
+    /// (copies made by `clone_box` keep it).
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// The `vegas-cc` controller inside.
@@ -492,12 +502,13 @@ impl QuinnController for VegasController {
 
     /// A copy with all state: quinn keeps a path's controller on a port
     /// change (RFC 9000 9.4 allows it) and `Connection::congestion_state`
-    /// returns one. Decision records of the copy are tagged with its own id.
+    /// returns one. The copy's records carry the same id: it continues the
+    /// path's controller.
     fn clone_box(&self) -> Box<dyn QuinnController> {
         Box::new(VegasController {
             controller: self.controller.clone_box(),
             factory: Arc::clone(&self.factory),
-            id: self.factory.next_id.fetch_add(1, Ordering::Relaxed),
+            id: self.id,
             mtu: self.mtu,
             initial_window_bytes: self.initial_window_bytes,
             sent: self.sent.clone(),
@@ -519,4 +530,61 @@ impl QuinnController for VegasController {
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
         self
     }
+}
+
+/// Writes the decision records of controller `id` from `records` as a
+/// JSON-SEQ qlog (the `vegas:*` events of `vegas_cc::qlog`) to `writer`,
+/// from the point of view of a server or a client. qlog time 0 is the
+/// first record's time. Returns how many events it wrote.
+pub fn write_qlog(
+    writer: Box<dyn std::io::Write + Send + Sync>,
+    records: &RecordLog,
+    id: u64,
+    title: &str,
+    is_server: bool,
+) -> std::io::Result<usize> {
+    use qlog::streamer::QlogStreamer;
+    let events: Vec<&ControllerEvent> = records
+        .records
+        .iter()
+        .filter(|(i, _)| *i == id)
+        .map(|(_, e)| e)
+        .collect();
+    let start = events
+        .iter()
+        .map(|e| vegas_cc::qlog::to_json_event(e).0)
+        .min()
+        .unwrap_or_else(Instant::now);
+    let trace = qlog::TraceSeq::new(
+        Some(title.to_string()),
+        Some(format!("quinn-vegas controller {id}")),
+        None,
+        Some(qlog::VantagePoint {
+            name: None,
+            ty: if is_server {
+                qlog::VantagePointType::Server
+            } else {
+                qlog::VantagePointType::Client
+            },
+            flow: None,
+        }),
+        vec![],
+    );
+    let mut streamer = QlogStreamer::new(
+        Some(title.to_string()),
+        None,
+        start,
+        trace,
+        qlog::events::EventImportance::Extra,
+        qlog::streamer::EventTimePrecision::MicroSeconds,
+        writer,
+    );
+    let io = |e: qlog::Error| std::io::Error::other(e.to_string());
+    streamer.start_log().map_err(io)?;
+    for event in &events {
+        let (time, json) = vegas_cc::qlog::to_json_event(event);
+        streamer.add_event_with_instant(json, time).map_err(io)?;
+    }
+    streamer.finish_log().map_err(io)?;
+    Ok(events.len())
 }

@@ -99,6 +99,38 @@ async fn transfer_with(name: &str) {
                 .filter(|(_, e)| matches!(e, ControllerEvent::Round(_)))
                 .count();
             assert!(rounds > 3, "{name}: {rounds} round decisions");
+            // The same records as a qlog of vegas:* events, read back.
+            let path = std::env::temp_dir().join(format!(
+                "quinn-vegas-test-{}-{name}.sqlog",
+                std::process::id()
+            ));
+            let file = std::fs::File::create(&path).unwrap();
+            let written =
+                quinn_vegas::write_qlog(Box::new(file), &log, ours.id(), name, true).unwrap();
+            let of_this: usize = log
+                .records
+                .iter()
+                .filter(|(id, _)| *id == ours.id())
+                .count();
+            assert_eq!(written, of_this, "{name}");
+            let read: Vec<String> = qlog::reader::QlogSeqReader::with_file(&path)
+                .unwrap()
+                .filter_map(|e| match e {
+                    qlog::reader::Event::Json(j) => Some(j.name),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(read.len(), written, "{name}");
+            assert!(
+                read.iter().all(|n| n.starts_with("vegas:")),
+                "{name}: {read:?}"
+            );
+            let round_events = read.iter().filter(|n| *n == "vegas:round_decision").count();
+            assert!(
+                round_events > 3 && round_events <= rounds,
+                "{name}: {round_events}"
+            );
+            let _ = std::fs::remove_file(&path);
         }
     }
     conn.close(0u32.into(), b"done");

@@ -48,6 +48,10 @@ struct Cc {
     /// takes them.
     #[arg(long = "cc-param", value_name = "KEY=VALUE")]
     cc_params: Vec<String>,
+    /// Write each connection's `vegas:*` decision records as a qlog into
+    /// DIR (also taken from the QLOGDIR environment variable).
+    #[arg(long, value_name = "DIR")]
+    qlog_dir: Option<PathBuf>,
 }
 
 impl Cc {
@@ -63,11 +67,26 @@ impl Cc {
         Ok(params)
     }
 
+    /// The factory, and where its records go when `--qlog-dir` (or
+    /// QLOGDIR) is set.
     fn factory(
         &self,
-    ) -> anyhow::Result<std::sync::Arc<dyn quinn_proto::congestion::ControllerFactory + Send + Sync>>
-    {
-        transfer::factory(&self.cc, &self.params()?, None)
+    ) -> anyhow::Result<(
+        std::sync::Arc<dyn quinn_proto::congestion::ControllerFactory + Send + Sync>,
+        Option<transfer::QlogOut>,
+    )> {
+        let dir = self.qlog_dir.clone().or_else(|| {
+            std::env::var_os("QLOGDIR")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+        });
+        let out = dir.map(|dir| transfer::QlogOut {
+            records: quinn_vegas::records(1_000_000),
+            dir,
+        });
+        let records = out.as_ref().map(|o| o.records.clone());
+        let factory = transfer::factory(&self.cc, &self.params()?, records)?;
+        Ok((factory, out))
     }
 }
 
@@ -146,7 +165,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             connections,
             cc,
         } => {
-            let factory = cc.factory()?;
+            let (factory, qlog) = cc.factory()?;
             let (config, _) =
                 transfer::server_config(Some((&cert, &key)), transfer::transport(factory))?;
             let endpoint = quinn::Endpoint::server(config, listen)?;
@@ -157,7 +176,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 tokio::select! {
                     incoming = endpoint.accept() => {
                         let Some(incoming) = incoming else { break };
-                        tasks.spawn(transfer::serve_connection(incoming, cc.cc.clone()));
+                        tasks.spawn(transfer::serve_connection(incoming, cc.cc.clone(), qlog.clone()));
                     }
                     Some(done) = tasks.join_next() => {
                         match done? {
@@ -183,7 +202,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
             cc,
         } => {
             let roots = transfer::roots_from_pem(&ca)?;
-            let config = transfer::client_config(&roots, transfer::transport(cc.factory()?))?;
+            let (factory, qlog) = cc.factory()?;
+            let config = transfer::client_config(&roots, transfer::transport(factory))?;
             let bind: SocketAddr = if connect.is_ipv4() {
                 "0.0.0.0:0"
             } else {
@@ -195,6 +215,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
             let work = async {
                 let conn = endpoint.connect(connect, &server_name)?.await?;
                 let result = transfer::fetch(&conn, bytes).await?;
+                if let Some(out) = &qlog {
+                    transfer::write_connection_qlog(&conn, out, "client")?;
+                }
                 conn.close(0u32.into(), b"done");
                 anyhow::Ok((conn, result))
             };
@@ -219,7 +242,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             Ok(())
         }
         Mode::Local { bytes, cc } => {
-            let factory = cc.factory()?;
+            let (factory, qlog) = cc.factory()?;
             let (config, roots) = transfer::server_config(None, transfer::transport(factory))?;
             let server = quinn::Endpoint::server(config, "127.0.0.1:0".parse()?)?;
             let addr = server.local_addr()?;
@@ -231,7 +254,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                         .accept()
                         .await
                         .ok_or_else(|| anyhow::anyhow!("no connection"))?;
-                    transfer::serve_connection(incoming, name).await
+                    transfer::serve_connection(incoming, name, qlog).await
                 }
             });
             let client_cc = transfer::factory("newreno", &Params::new(), None)?;

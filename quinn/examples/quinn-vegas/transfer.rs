@@ -176,10 +176,54 @@ pub fn mbit_per_s(bytes: u64, time: Duration) -> f64 {
     bytes as f64 * 8.0 / time.as_secs_f64().max(1e-9) / 1e6
 }
 
+/// Where decision records go: the factory's sink, and a folder for one
+/// qlog per connection (`<port>-<id>-server.sqlog`).
+#[derive(Clone)]
+pub struct QlogOut {
+    pub records: Records,
+    pub dir: std::path::PathBuf,
+}
+
+/// Writes the qlog of the controller quinn runs on `conn` into `out.dir`;
+/// returns its path, or None when the controller is not vegas-cc's.
+pub fn write_connection_qlog(
+    conn: &quinn::Connection,
+    out: &QlogOut,
+    role: &str,
+) -> anyhow::Result<Option<std::path::PathBuf>> {
+    let Ok(ours) = conn
+        .congestion_state()
+        .into_any()
+        .downcast::<quinn_vegas::VegasController>()
+    else {
+        return Ok(None);
+    };
+    std::fs::create_dir_all(&out.dir).with_context(|| format!("{}", out.dir.display()))?;
+    let path = out.dir.join(format!(
+        "{}-{}-{role}.sqlog",
+        conn.remote_address().port(),
+        ours.id()
+    ));
+    let file = std::fs::File::create(&path).with_context(|| format!("{}", path.display()))?;
+    let log = out
+        .records
+        .lock()
+        .map_err(|_| anyhow::anyhow!("records lock"))?;
+    quinn_vegas::write_qlog(
+        Box::new(std::io::BufWriter::new(file)),
+        &log,
+        ours.id(),
+        &format!("quinn-vegas {role} {}", ours.controller().name()),
+        role == "server",
+    )?;
+    Ok(Some(path))
+}
+
 /// Serves one connection: every stream asks for a number of bytes.
 pub async fn serve_connection(
     incoming: quinn::Incoming,
     cc: String,
+    qlog: Option<QlogOut>,
 ) -> anyhow::Result<ServerSummary> {
     let conn = incoming.await?;
     let start = Instant::now();
@@ -209,6 +253,9 @@ pub async fn serve_connection(
         send.finish()?;
         let _ = send.stopped().await;
         bytes_sent += want;
+    }
+    if let Some(out) = &qlog {
+        write_connection_qlog(&conn, out, "server")?;
     }
     let stats = conn.stats();
     Ok(ServerSummary {
