@@ -1,6 +1,7 @@
 //! `cargo xtask interop`: our HTTP/3 examples against other QUIC stacks
 //! through the link emulator (10 Mbit/s, 20 ms each way, 50-packet buffer),
-//! then a shared bottleneck.
+//! then a shared bottleneck, then Vegas on quiche against Vegas on quinn.
+//! `cargo xtask interop --help` lists the options.
 //!
 //! Peers, installed here from the package registries when missing and
 //! driven by small programs of ours under `interop/peers/`:
@@ -29,6 +30,19 @@
 //! sending, the first second after the later start skipped, up to the
 //! first flow's end) from the emulator's queue log, with the queue over
 //! that window.
+//!
+//! Stacks (`--stacks-only` alone, `--no-stacks` to skip): Vegas on quiche
+//! (h3-server / h3-client, `--cc vegas`) against Vegas on quinn (the
+//! `quinn-vegas` example: vegas-cc behind quinn's public controller trait),
+//! with quiche's and quinn's own CUBIC as references, one transfer at a time
+//! through the same emulator settings (20 and 50 Mbit/s, 20 and 80 ms RTT,
+//! a buffer of 1 BDP), the same bytes per link, each link's runs repeated in
+//! alternating order. Goodput from the client's own timing; queue, drops,
+//! datagram sizes, bursts and ramp-up from the emulator's queue log.
+//!
+//! Every run writes `target/interop/REPORT.md` and `report.json` (commit,
+//! date, command line, machine, every figure and problem), also when a peer
+//! could not be installed or a run failed.
 //!
 //! Every child runs under `timeout` and is killed when the xtask drops it.
 
@@ -69,6 +83,26 @@ const CLIENT_LIMIT_S: u64 = 150;
 const SERVER_LIMIT_S: u64 = 240;
 /// Skipped after the later flow's first packet in the shared run.
 const SHARED_WARMUP_MS: f64 = 1000.0;
+/// The stacks section: (label, stack, congestion controller of the
+/// server), run in this order in even repetitions, reversed in odd ones.
+const STACKS: [(&str, &str, &str); 4] = [
+    ("quiche vegas", "quiche", "vegas"),
+    ("quinn vegas", "quinn", "vegas"),
+    ("quiche cubic", "quiche", "cubic"),
+    ("quinn cubic", "quinn", "cubic"),
+];
+/// Its default links: (rate Mbit/s, RTT ms), buffer 1 BDP.
+const STACK_LINKS: [(f64, f64); 4] = [(20.0, 20.0), (20.0, 80.0), (50.0, 20.0), (50.0, 80.0)];
+/// Each transfer is this many seconds of the link's rate (the same bytes
+/// for every stack on a link).
+const STACK_SECONDS: f64 = 3.0;
+const STACK_SECONDS_QUICK: f64 = 2.0;
+const STACK_REPS: usize = 2;
+/// The datagram size the stacks' buffers are sized with (1 BDP in
+/// packets): our quiche examples' 1350 bytes.
+const BDP_DATAGRAM_BYTES: f64 = 1350.0;
+/// Upper bound of one stacks client (its own timeout is 60 s).
+const STACK_CLIENT_LIMIT_S: u64 = 75;
 
 /// A child process (under `timeout`) stopped with SIGTERM, then SIGKILL,
 /// on drop.
@@ -128,12 +162,25 @@ fn last_lines(text: &str, n: usize) -> String {
 /// Starts `cmd` with stdout to `out` and stderr to `err`, and waits
 /// (at most 15 s) until it has printed `lines` lines.
 fn spawn_ready(
-    mut cmd: Command,
+    cmd: Command,
     lines: usize,
     out: &Path,
     err: &Path,
 ) -> Result<(Proc, Vec<String>), String> {
+    spawn_ready_on(cmd, lines, out, err, false)
+}
+
+/// [`spawn_ready`], waiting for the lines on stderr when `on_stderr` (a
+/// program that says it is ready there, as the quinn example does).
+fn spawn_ready_on(
+    mut cmd: Command,
+    lines: usize,
+    out: &Path,
+    err: &Path,
+    on_stderr: bool,
+) -> Result<(Proc, Vec<String>), String> {
     let shown = format!("{cmd:?}");
+    let (watched, other) = if on_stderr { (err, out) } else { (out, err) };
     let create = |p: &Path| std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()));
     let child = cmd
         .stdin(Stdio::null())
@@ -144,7 +191,7 @@ fn spawn_ready(
     let mut proc = Proc { child };
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
-        let text = std::fs::read_to_string(out).unwrap_or_default();
+        let text = std::fs::read_to_string(watched).unwrap_or_default();
         let got: Vec<String> = text
             .split_inclusive('\n')
             .filter(|l| l.ends_with('\n'))
@@ -161,7 +208,8 @@ fn spawn_ready(
             std::thread::sleep(Duration::from_millis(10));
             continue;
         };
-        let text = std::fs::read_to_string(err).unwrap_or_default();
+        let text =
+            std::fs::read_to_string(if on_stderr { watched } else { other }).unwrap_or_default();
         return Err(format!(
             "{shown} {why} before it was ready: {}",
             last_lines(&text, 3)
@@ -538,11 +586,21 @@ impl Ctx {
     /// The emulator with one route per server port; (process, listen
     /// ports).
     fn start_emulator(&self, servers: &[u16], run: &str) -> Result<(Proc, Vec<u16>), String> {
+        self.start_emulator_on(servers, run, &LINK)
+    }
+
+    /// [`Ctx::start_emulator`] with the link flags `link`.
+    fn start_emulator_on(
+        &self,
+        servers: &[u16],
+        run: &str,
+        link: &[impl AsRef<std::ffi::OsStr>],
+    ) -> Result<(Proc, Vec<u16>), String> {
         let mut c = bounded(self.bin.join("vegas-link-emu"), SERVER_LIMIT_S);
         for s in servers {
             c.args(["--route", &format!("127.0.0.1:0=127.0.0.1:{s}")]);
         }
-        c.args(LINK)
+        c.args(link)
             .arg("--queue-log")
             .arg(self.out.join(format!("queue-{run}.log")));
         let (p, lines) = spawn_ready(
@@ -603,7 +661,38 @@ struct Options {
     bytes: u64,
     shared_bytes: u64,
     shared: Vec<(String, String)>,
+    /// The stacks section (Vegas on quiche vs on quinn) runs.
+    stacks: bool,
+    /// Only the stacks section (no matrix, no shared bottleneck).
+    stacks_only: bool,
+    /// Its links: (rate Mbit/s, RTT ms).
+    stack_links: Vec<(f64, f64)>,
+    /// Each transfer is this many seconds' worth of the link's rate.
+    stack_seconds: f64,
+    stack_reps: usize,
 }
+
+/// `cargo xtask interop --help`.
+const USAGE: &str = "\
+cargo xtask interop [--peers quiche-vegas,aioquic,quic-go,ngtcp2] [--algorithms a,b]
+    [--mbytes N] [--shared vegas:cubic,vegas-compat:reno] [--shared-mbytes N]
+    [--stacks-only | --no-stacks] [--stacks-links 20/20,20/80,50/20,50/80]
+    [--stacks-seconds S] [--stacks-reps N] [--quick]
+
+  the matrix: our h3-server (each Vegas-family algorithm) and h3-client against
+  aioquic, quic-go and ngtcp2 through the link emulator (10 Mbit/s, 20 ms each
+  way, 50-packet buffer);
+  the shared bottleneck: a Vegas flow and an ngtcp2 CUBIC/Reno flow on one link;
+  the stacks: Vegas on quiche (h3-server/h3-client) vs Vegas on quinn (the
+  quinn-vegas example), with quiche's and quinn's own CUBIC as references, on
+  each --stacks-links RATE_MBIT/RTT_MS (buffer 1 BDP), the same bytes per link
+  (--stacks-seconds of the link's rate, default 3, --quick 2), --stacks-reps
+  repetitions (default 2) in alternating order.
+  --stacks-only runs only the stacks (no peer is installed); --no-stacks skips them.
+  --quick: 4 algorithms, 1 MB, one shared pair of 6 MB, 2 s stacks transfers.
+
+Writes target/interop/REPORT.md and target/interop/report.json (commit, date,
+command line, machine, every figure), logs and queue logs under target/interop.";
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
@@ -615,6 +704,11 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             ("vegas".into(), "cubic".into()),
             ("vegas-compat".into(), "reno".into()),
         ],
+        stacks: true,
+        stacks_only: false,
+        stack_links: STACK_LINKS.to_vec(),
+        stack_seconds: STACK_SECONDS,
+        stack_reps: STACK_REPS,
     };
     let list = |v: Option<&String>, what: &str| -> Result<Vec<String>, String> {
         Ok(v.ok_or(format!("{what} needs a comma-separated list"))?
@@ -654,8 +748,55 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 o.bytes = 1_000_000;
                 o.shared_bytes = 6_000_000;
                 o.shared.truncate(1);
+                o.stack_seconds = STACK_SECONDS_QUICK;
             }
-            other => return Err(format!("interop: unknown option `{other}`")),
+            "--stacks-only" => o.stacks_only = true,
+            "--no-stacks" => o.stacks = false,
+            "--stacks-links" => {
+                o.stack_links = list(it.next(), a)?
+                    .iter()
+                    .map(|l| parse_stack_link(l))
+                    .collect::<Result<_, _>>()?
+            }
+            "--stacks-seconds" => {
+                o.stack_seconds = it
+                    .next()
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .filter(|v| *v >= 0.5 && *v <= 60.0)
+                    .ok_or("--stacks-seconds needs a number of seconds in [0.5, 60]")?
+            }
+            "--stacks-reps" => {
+                o.stack_reps = it
+                    .next()
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .filter(|v| (1..=20).contains(v))
+                    .ok_or("--stacks-reps needs a whole number from 1 to 20")?
+            }
+            other => {
+                return Err(format!(
+                    "interop: unknown option `{other}`\n\nusage: {USAGE}"
+                ))
+            }
+        }
+    }
+    if o.stacks_only {
+        if !o.stacks {
+            return Err("--stacks-only and --no-stacks: nothing would run".into());
+        }
+        o.peers.clear();
+        o.shared.clear();
+    }
+    if o.stacks && o.stack_links.is_empty() {
+        return Err("--stacks-links needs at least one RATE_MBIT/RTT_MS".into());
+    }
+    for &(rate, rtt) in &o.stack_links {
+        let cell = StackCell::new(rate, rtt, o.stack_seconds);
+        if o.stacks && cell.bytes > 1 << 30 {
+            return Err(format!(
+                "--stacks-links {rate}/{rtt} with --stacks-seconds {}: {} bytes, more than \
+                 h3-server's 1 GiB",
+                o.stack_seconds, cell.bytes
+            ));
         }
     }
     for p in &o.peers {
@@ -678,14 +819,57 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
 }
 
 pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return Ok(());
+    }
     let o = parse_options(args)?;
-    for (what, extra) in [
+    let started = Instant::now();
+    let out = root.join("target/interop");
+    let mut report = Report::new(root, args);
+    if let Err(e) = run_sections(root, &o, &out, &mut report) {
+        eprintln!("interop: {e}");
+        report.problems.push(e);
+    }
+    report.wall_s = started.elapsed().as_secs_f64();
+    report.load_end = Some(load_average());
+    match report.write(&out) {
+        Ok(()) => println!(
+            "\nreport: {} and {} (wall time {:.0} s)",
+            out.join("REPORT.md").display(),
+            out.join("report.json").display(),
+            report.wall_s
+        ),
+        Err(e) => report
+            .problems
+            .push(format!("the report was not written: {e}")),
+    }
+    if !report.problems.is_empty() {
+        return Err(format!(
+            "interop: {} problem(s):\n  {}",
+            report.problems.len(),
+            report.problems.join("\n  ")
+        ));
+    }
+    Ok(())
+}
+
+/// Builds what is needed, installs the peers and runs every selected
+/// section into `report` (written after each section). An error is what
+/// stopped the run; the problems of single runs are in `report.problems`.
+fn run_sections(root: &Path, o: &Options, out: &Path, report: &mut Report) -> Result<(), String> {
+    let t0 = Instant::now();
+    let mut builds = vec![
         (
             vec!["--example", "h3-server", "--example", "h3-client"],
             "quiche-vegas",
         ),
         (vec![], "vegas-interop"),
-    ] {
+    ];
+    if o.stacks {
+        builds.push((vec!["--example", "quinn-vegas"], "quinn-vegas"));
+    }
+    for (what, extra) in builds {
         let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         build
             .current_dir(root)
@@ -696,11 +880,17 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     if !root.join("examples/certs/chain.pem").is_file() {
         crate::certs::write(&root.join("examples/certs"))?;
     }
-    let out = root.join("target/interop");
     for d in ["logs", "dl", "www/bytes", "bin"] {
         std::fs::create_dir_all(out.join(d)).map_err(|e| e.to_string())?;
     }
-    for n in [o.bytes, o.shared_bytes] {
+    let mut files = Vec::new();
+    if !o.peers.is_empty() {
+        files.push(o.bytes);
+    }
+    if !o.shared.is_empty() {
+        files.push(o.shared_bytes);
+    }
+    for n in files {
         let f = out.join(format!("www/bytes/{n}"));
         if std::fs::metadata(&f).ok().map(|m| m.len()) != Some(n) {
             std::fs::write(&f, pattern(n)).map_err(|e| e.to_string())?;
@@ -712,12 +902,12 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     }
     let tools = Tools {
         python: if wants("aioquic") {
-            setup_aioquic(&out)
+            setup_aioquic(out)
         } else {
             not_wanted()
         },
         quic_go: if wants("quic-go") {
-            setup_quic_go(root, &out)
+            setup_quic_go(root, out)
         } else {
             not_wanted()
         },
@@ -730,12 +920,60 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     let ctx = Ctx {
         root: root.to_path_buf(),
         bin: root.join("target/release"),
-        out: out.clone(),
+        out: out.to_path_buf(),
         tools,
     };
+    report
+        .sections_s
+        .push(("build and setup".into(), t0.elapsed().as_secs_f64()));
 
+    if !o.peers.is_empty() {
+        let t = Instant::now();
+        matrix_section(&ctx, o, report);
+        report
+            .sections_s
+            .push(("matrix".into(), t.elapsed().as_secs_f64()));
+        report.write(out)?;
+    }
+    if !o.shared.is_empty() {
+        let t = Instant::now();
+        for (vegas, cc) in &o.shared {
+            match shared_run(&ctx, vegas, cc, o.shared_bytes) {
+                Ok(r) => {
+                    if !r.clients_ok {
+                        report
+                            .problems
+                            .push(format!("shared {vegas} vs {cc}: a client failed"));
+                    }
+                    report.shared.push(r);
+                }
+                Err(e) => {
+                    eprintln!("interop: shared bottleneck {vegas} vs {cc}: {e}");
+                    report.problems.push(format!("shared {vegas} vs {cc}: {e}"));
+                }
+            }
+        }
+        report
+            .sections_s
+            .push(("shared bottleneck".into(), t.elapsed().as_secs_f64()));
+        report.write(out)?;
+    }
+    if o.stacks {
+        let t = Instant::now();
+        report.stack_settings = Some((o.stack_seconds, o.stack_reps));
+        stacks_section(&ctx, o, report)?;
+        report
+            .sections_s
+            .push(("stacks".into(), t.elapsed().as_secs_f64()));
+    }
+    Ok(())
+}
+
+/// Our server against every peer's client and every peer's server
+/// against our client.
+fn matrix_section(ctx: &Ctx, o: &Options, report: &mut Report) {
     let mut rows: Vec<Row> = Vec::new();
-    let mut problems: Vec<String> = Vec::new();
+    let problems = &mut report.problems;
     for peer in &o.peers {
         if let Some(why) = ctx.tools.missing(peer) {
             eprintln!("interop: {peer} cannot be had: {why}");
@@ -746,7 +984,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
                     direction,
                     algorithm: "-".into(),
                     result: "n/a".into(),
-                    goodput: "(see above)".into(),
+                    goodput: "(see problems)".into(),
                 });
             }
             continue;
@@ -803,22 +1041,8 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
         );
     }
     println!("(wall): gtlsclient prints no timing; process start to exit, handshake included");
-    println!("logs: {}", out.join("logs").display());
-
-    for (vegas, cc) in &o.shared {
-        if let Err(e) = shared_run(&ctx, vegas, cc, o.shared_bytes) {
-            eprintln!("interop: shared bottleneck {vegas} vs {cc}: {e}");
-            problems.push(format!("shared {vegas} vs {cc}: {e}"));
-        }
-    }
-    if !problems.is_empty() {
-        return Err(format!(
-            "interop: {} problem(s):\n  {}",
-            problems.len(),
-            problems.join("\n  ")
-        ));
-    }
-    Ok(())
+    println!("logs: {}", ctx.out.join("logs").display());
+    report.matrix = Some((o.bytes, rows));
 }
 
 /// One line of the queue log.
@@ -848,8 +1072,32 @@ fn read_queue_log(path: &Path) -> Result<Vec<Event>, String> {
         .collect())
 }
 
+/// One flow of a shared-bottleneck run, over the common window.
+struct SharedFlow {
+    name: String,
+    mbit: f64,
+    share_pct: f64,
+    drops: u64,
+    first_s: f64,
+    last_s: f64,
+}
+
+/// A shared-bottleneck run's figures.
+struct SharedResult {
+    vegas: String,
+    other: String,
+    bytes: u64,
+    start_s: f64,
+    end_s: f64,
+    flows: Vec<SharedFlow>,
+    queue_mean: f64,
+    queue_max: u64,
+    clients_ok: bool,
+    queue_log: PathBuf,
+}
+
 /// A Vegas-family flow against a loss-based one through one down link.
-fn shared_run(ctx: &Ctx, vegas: &str, cc: &str, bytes: u64) -> Result<(), String> {
+fn shared_run(ctx: &Ctx, vegas: &str, cc: &str, bytes: u64) -> Result<SharedResult, String> {
     let run = format!("shared-{vegas}-{cc}");
     let (other_peer, other_name) = match &ctx.tools.ngtcp2 {
         Ok(_) => ("ngtcp2", format!("ngtcp2 {cc}")),
@@ -954,6 +1202,18 @@ fn shared_run(ctx: &Ctx, vegas: &str, cc: &str, bytes: u64) -> Result<(), String
     );
     let mut flows: Vec<usize> = first.keys().cloned().collect();
     flows.sort_unstable();
+    let mut result = SharedResult {
+        vegas: vegas.to_string(),
+        other: other_name.clone(),
+        bytes,
+        start_s: start / 1e3,
+        end_s: end / 1e3,
+        flows: Vec::new(),
+        queue_mean: area / (end - start),
+        queue_max: max_q,
+        clients_ok: client_ok.iter().all(|&b| b),
+        queue_log: ctx.out.join(format!("queue-{run}.log")),
+    };
     for f in flows {
         let name = match flow_route.get(&f) {
             Some(0) => format!("our {vegas}"),
@@ -961,32 +1221,38 @@ fn shared_run(ctx: &Ctx, vegas: &str, cc: &str, bytes: u64) -> Result<(), String
             _ => format!("flow {f}"),
         };
         let b = flow_bytes.get(&f).copied().unwrap_or(0);
+        let flow = SharedFlow {
+            name,
+            mbit: b as f64 * 8.0 / window_s / 1e6,
+            share_pct: if total > 0 {
+                100.0 * b as f64 / total as f64
+            } else {
+                0.0
+            },
+            drops: drops.get(&f).copied().unwrap_or(0),
+            first_s: first[&f] / 1e3,
+            last_s: last[&f] / 1e3,
+        };
         println!(
-            "  {name:<22} {:>6.2} Mbit/s  share {:>5.1}%  drop-tail drops {}  (whole run: {:.2} s to {:.2} s)",
-            b as f64 * 8.0 / window_s / 1e6,
-            if total > 0 { 100.0 * b as f64 / total as f64 } else { 0.0 },
-            drops.get(&f).copied().unwrap_or(0),
-            first[&f] / 1e3,
-            last[&f] / 1e3
+            "  {:<22} {:>6.2} Mbit/s  share {:>5.1}%  drop-tail drops {}  (whole run: {:.2} s to {:.2} s)",
+            flow.name, flow.mbit, flow.share_pct, flow.drops, flow.first_s, flow.last_s
         );
+        result.flows.push(flow);
     }
     println!(
         "  bottleneck queue in the window: mean {:.1} packets, max {max_q} (buffer {BUFFER_PKTS})",
-        area / (end - start)
+        result.queue_mean
     );
     println!(
         "  clients: {}; queue log {}",
-        if client_ok.iter().all(|&b| b) {
+        if result.clients_ok {
             "both complete, 200"
         } else {
             "FAILED"
         },
-        ctx.out.join(format!("queue-{run}.log")).display()
+        result.queue_log.display()
     );
-    if !client_ok.iter().all(|&b| b) {
-        return Err("a client failed".into());
-    }
-    Ok(())
+    Ok(result)
 }
 
 /// Flow index -> route index, from the emulator report's
@@ -1001,4 +1267,983 @@ fn flow_routes(ctx: &Ctx, run: &str) -> HashMap<usize, usize> {
             Some((i.parse().ok()?, r.parse().ok()?))
         })
         .collect()
+}
+
+// ---------------------------------------------------------------------
+// The stacks section: Vegas on quiche vs Vegas on quinn, one link.
+
+/// `RATE_MBIT/RTT_MS`, e.g. `20/80`.
+fn parse_stack_link(text: &str) -> Result<(f64, f64), String> {
+    let bad = || {
+        format!(
+            "--stacks-links: `{text}`: want RATE_MBIT/RTT_MS with a rate in [1, 200] Mbit/s \
+             and an RTT in [2, 1000] ms, e.g. 20/80"
+        )
+    };
+    let (r, d) = text.split_once('/').ok_or_else(bad)?;
+    let rate: f64 = r.trim().parse().map_err(|_| bad())?;
+    let rtt: f64 = d.trim().parse().map_err(|_| bad())?;
+    if !(1.0..=200.0).contains(&rate) || !(2.0..=1000.0).contains(&rtt) {
+        return Err(bad());
+    }
+    Ok((rate, rtt))
+}
+
+/// One link of the stacks section and its runs.
+struct StackCell {
+    rate_mbit: f64,
+    rtt_ms: f64,
+    buffer_pkts: usize,
+    bytes: u64,
+    runs: Vec<StackRun>,
+}
+
+impl StackCell {
+    fn new(rate_mbit: f64, rtt_ms: f64, seconds: f64) -> Self {
+        let bdp_bytes = rate_mbit * 1e6 / 8.0 * rtt_ms / 1e3;
+        StackCell {
+            rate_mbit,
+            rtt_ms,
+            buffer_pkts: (bdp_bytes / BDP_DATAGRAM_BYTES).ceil().max(1.0) as usize,
+            bytes: (rate_mbit * 1e6 / 8.0 * seconds).round() as u64,
+            runs: Vec::new(),
+        }
+    }
+
+    fn name(&self) -> String {
+        format!("{} Mbit/s, RTT {} ms", self.rate_mbit, self.rtt_ms)
+    }
+
+    /// The emulator's flags: the RTT split evenly between the two ways.
+    fn link_args(&self) -> Vec<String> {
+        vec![
+            "--rate-mbit".into(),
+            self.rate_mbit.to_string(),
+            "--delay-ms".into(),
+            (self.rtt_ms / 2.0).to_string(),
+            "--buffer-pkts".into(),
+            self.buffer_pkts.to_string(),
+        ]
+    }
+
+    /// The successful runs' figures of one stack.
+    fn figures(&self, label: &str) -> Vec<RunFigures> {
+        self.runs
+            .iter()
+            .filter(|r| r.label == label)
+            .filter_map(|r| r.result.as_ref().ok().copied())
+            .collect()
+    }
+
+    /// Mean of `f` over the successful runs of `label`.
+    fn mean(&self, label: &str, f: impl Fn(&RunFigures) -> f64) -> Option<f64> {
+        let v: Vec<f64> = self.figures(label).iter().map(f).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    }
+
+    /// `a / b` of the means of `f`.
+    fn ratio(&self, a: &str, b: &str, f: impl Fn(&RunFigures) -> f64 + Copy) -> Option<f64> {
+        let (x, y) = (self.mean(a, f)?, self.mean(b, f)?);
+        (y > 0.0).then_some(x / y)
+    }
+
+    /// The one-line reading: quinn / quiche for Vegas (and CUBIC).
+    fn reading(&self) -> String {
+        let x = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.2}x"));
+        let pair = |cc: &str| {
+            let (a, b) = (format!("quinn {cc}"), format!("quiche {cc}"));
+            format!(
+                "goodput {}, mean queue {} (second half {})",
+                x(self.ratio(&a, &b, |f| f.goodput_mbit)),
+                x(self.ratio(&a, &b, |f| f.queue_mean)),
+                x(self.ratio(&a, &b, |f| f.queue_mean_late)),
+            )
+        };
+        let of = |label: &str, f: fn(&RunFigures) -> f64, digits: usize, unit: &str| {
+            self.mean(label, f).map_or("n/a".to_string(), |v| {
+                if v.is_finite() {
+                    format!("{v:.digits$}{unit}")
+                } else {
+                    "never (mean of the runs)".to_string()
+                }
+            })
+        };
+        let ramp = |f: &RunFigures| f.ramp_s.unwrap_or(f64::INFINITY);
+        // The emulator released datagrams later than 4 datagram times:
+        // the machine was busy and the link's timing is blurred.
+        let slow_us = 4.0 * BDP_DATAGRAM_BYTES * 8.0 / self.rate_mbit;
+        let late: Vec<f64> = self
+            .runs
+            .iter()
+            .filter_map(|r| r.result.as_ref().ok()?.lateness_p99_us)
+            .filter(|&us| us > slow_us)
+            .collect();
+        let warning = if late.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " Caution: in {} run(s) the emulator released datagrams late (p99 up to {:.0} us, \
+                 more than 4 datagram times, {slow_us:.0} us): the machine was busy.",
+                late.len(),
+                late.iter().cloned().fold(0.0, f64::max)
+            )
+        };
+        format!(
+            "{}: vegas-on-quinn / vegas-on-quiche: {}; for reference cubic quinn / quiche: {}. \
+             Vegas reached 80% of the rate after {} on quinn, {} on quiche; datagrams \
+             arriving in bursts: {} on quinn, {} on quiche.{warning}",
+            self.name(),
+            pair("vegas"),
+            pair("cubic"),
+            of("quinn vegas", ramp, 2, " s"),
+            of("quiche vegas", ramp, 2, " s"),
+            of("quinn vegas", |f| f.burst_pct, 0, "%"),
+            of("quiche vegas", |f| f.burst_pct, 0, "%"),
+        )
+    }
+
+    /// One row per stack: mean (each run) of every figure.
+    fn rows(&self) -> Vec<Vec<String>> {
+        STACKS
+            .iter()
+            .map(|(label, _, _)| {
+                let runs: Vec<&StackRun> = self.runs.iter().filter(|r| r.label == *label).collect();
+                // NaN: not measured; infinite: never reached.
+                let num = |v: f64, digits: usize| match v {
+                    v if v.is_nan() => "n/a".to_string(),
+                    v if v.is_infinite() => "never".to_string(),
+                    v => format!("{v:.digits$}"),
+                };
+                let col = |digits: usize, f: &dyn Fn(&RunFigures) -> f64| {
+                    let each: Vec<String> = runs
+                        .iter()
+                        .map(|r| match &r.result {
+                            Ok(v) => num(f(v), digits),
+                            Err(_) => "FAIL".into(),
+                        })
+                        .collect();
+                    match self.mean(label, f) {
+                        Some(m) if each.len() > 1 => {
+                            format!("{} ({})", num(m, digits), each.join(", "))
+                        }
+                        Some(m) => num(m, digits),
+                        None => format!("- ({})", each.join(", ")),
+                    }
+                };
+                vec![
+                    label.to_string(),
+                    col(2, &|f| f.goodput_mbit),
+                    col(2, &|f| f.util),
+                    col(1, &|f| f.queue_mean),
+                    col(1, &|f| f.queue_mean_late),
+                    col(0, &|f| f.queue_max as f64),
+                    col(0, &|f| f.drops as f64),
+                    col(0, &|f| f.datagram_bytes),
+                    col(2, &|f| f.ramp_s.unwrap_or(f64::INFINITY)),
+                    col(0, &|f| f.burst_pct),
+                    col(0, &|f| f.lateness_p99_us.unwrap_or(f64::NAN)),
+                ]
+            })
+            .collect()
+    }
+}
+
+const STACK_HEADERS: [&str; 11] = [
+    "stack (server cc)",
+    "goodput Mbit/s",
+    "util",
+    "queue mean pkts",
+    "queue mean, 2nd half",
+    "queue max",
+    "drops",
+    "datagram B",
+    "80% of rate after s",
+    "burst %",
+    "emu p99 late us",
+];
+/// A datagram arriving at the emulator within this long of the previous
+/// one came in a burst (at 50 Mbit/s a 1350-byte datagram takes 216 us).
+const BURST_GAP_MS: f64 = 0.05;
+/// The windows in which the ramp-up is looked at.
+const RAMP_WINDOW_MS: f64 = 100.0;
+
+/// One transfer of the stacks section.
+struct StackRun {
+    label: &'static str,
+    stack: &'static str,
+    cc: &'static str,
+    rep: usize,
+    /// Its place in the repetition's order (0 first).
+    order: usize,
+    result: Result<RunFigures, String>,
+}
+
+/// What one transfer measured.
+#[derive(Clone, Copy, Debug)]
+struct RunFigures {
+    /// The client's own timing: from its request to the last byte.
+    goodput_mbit: f64,
+    transfer_s: f64,
+    /// goodput / the emulated rate.
+    util: f64,
+    /// Wire bytes the down link served over its busy span (first to last
+    /// datagram), over the rate: headers and retransmissions included.
+    busy: f64,
+    span_s: f64,
+    /// Time-weighted queue (waiting packets) from the first to the last
+    /// datagram of the down link, and over the second half of that span.
+    queue_mean: f64,
+    queue_mean_late: f64,
+    queue_max: u64,
+    /// Drop-tail drops and random losses of the emulator (down link).
+    drops: u64,
+    random_losses: u64,
+    datagrams: u64,
+    datagram_bytes: f64,
+    /// Datagrams below 1000 bytes (partly filled packets).
+    small_datagrams: u64,
+    /// Share of the datagrams arriving at the emulator within
+    /// `BURST_GAP_MS` of the previous one (sent in a burst, not paced).
+    burst_pct: f64,
+    /// From the first datagram to the end of the first `RAMP_WINDOW_MS`
+    /// window in which the link carried 80% of its rate (None: never).
+    ramp_s: Option<f64>,
+    /// The emulator's timing precision (its report).
+    lateness_p99_us: Option<f64>,
+    lateness_max_us: Option<f64>,
+}
+
+/// The number right after the first `key` in `text`.
+fn number_after(text: &str, key: &str) -> Option<f64> {
+    let rest = &text[text.find(key)? + key.len()..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+/// Time-weighted mean of the queue over [a, b] (ms) and its maximum
+/// there; the queue is what the last event at or before a time left.
+fn queue_over(events: &[Event], a: f64, b: f64) -> (f64, u64) {
+    let (mut q, mut t, mut area, mut max) = (0u64, a, 0.0, 0u64);
+    for e in events {
+        if e.t_ms <= a {
+            q = e.queue;
+            continue;
+        }
+        if e.t_ms > b {
+            break;
+        }
+        area += q as f64 * (e.t_ms - t);
+        t = e.t_ms;
+        q = e.queue;
+        max = max.max(q);
+    }
+    area += q as f64 * (b - t);
+    let mean = if b > a { area / (b - a) } else { q as f64 };
+    (mean, max)
+}
+
+impl Ctx {
+    /// A stacks-section server: `quiche` (h3-server) or `quinn` (the
+    /// quinn-vegas example), listening on a loopback port (returned).
+    fn start_stack_server(&self, stack: &str, cc: &str, run: &str) -> Result<(Proc, u16), String> {
+        match stack {
+            "quiche" => self.start_server("quiche-vegas", cc, run),
+            "quinn" => {
+                let mut c = bounded(self.bin.join("examples/quinn-vegas"), SERVER_LIMIT_S);
+                c.current_dir(&self.root)
+                    .args(["server", "--listen", "127.0.0.1:0", "--cc", cc])
+                    .arg("--cert")
+                    .arg(self.root.join("examples/certs/cert.pem"))
+                    .arg("--key")
+                    .arg(self.key());
+                // It says `listening on ADDR (cc NAME)` on stderr.
+                let (p, lines) = spawn_ready_on(
+                    c,
+                    1,
+                    &self.log(run, "server-out"),
+                    &self.log(run, "server"),
+                    true,
+                )?;
+                Ok((p, port_of(&lines[0], 2)?))
+            }
+            other => Err(format!("unknown stack `{other}`")),
+        }
+    }
+
+    /// One transfer of `cell.bytes` server -> client through the emulator.
+    fn stack_run(
+        &self,
+        cell: &StackCell,
+        stack: &str,
+        cc: &str,
+        run: &str,
+    ) -> Result<RunFigures, String> {
+        let queue_log = self.out.join(format!("queue-{run}.log"));
+        let _ = std::fs::remove_file(&queue_log);
+        let (server, port) = self.start_stack_server(stack, cc, run)?;
+        let (emu, ports) = self.start_emulator_on(&[port], run, &cell.link_args())?;
+        let port = ports[0];
+        let bytes = cell.bytes;
+        let client = match stack {
+            "quiche" => {
+                let mut c = bounded(self.bin.join("examples/h3-client"), STACK_CLIENT_LIMIT_S);
+                c.args(["--quiet", "--timeout-s", "60", "--ca"])
+                    .arg(self.ca())
+                    .arg(format!("https://localhost:{port}/bytes/{bytes}"));
+                c
+            }
+            _ => {
+                let mut c = bounded(self.bin.join("examples/quinn-vegas"), STACK_CLIENT_LIMIT_S);
+                c.args(["client", "--connect", &format!("127.0.0.1:{port}")])
+                    .arg("--ca")
+                    .arg(self.ca())
+                    .args(["--bytes", &bytes.to_string(), "--timeout-s", "60"]);
+                c
+            }
+        };
+        let (ok, text, err) = output(client)?;
+        let _ = std::fs::write(self.log(run, "client"), format!("{text}\n{err}"));
+        // SIGTERM: the emulator flushes its queue log and prints its report.
+        drop(emu);
+        drop(server);
+        let (complete, transfer_s, goodput) = match stack {
+            "quiche" => {
+                let summary = text
+                    .lines()
+                    .find(|l| l.starts_with("summary:"))
+                    .unwrap_or("");
+                (
+                    text.contains(&format!("-> 200, {bytes} bytes")),
+                    number_after(summary, " bytes in "),
+                    number_after(summary, "goodput "),
+                )
+            }
+            _ => {
+                let line = text
+                    .lines()
+                    .find(|l| l.starts_with("downloaded "))
+                    .unwrap_or("");
+                (
+                    line.starts_with(&format!("downloaded {bytes} bytes in ")),
+                    number_after(line, " bytes in "),
+                    number_after(line, " s: "),
+                )
+            }
+        };
+        let (Some(transfer_s), Some(goodput_mbit), true, true) =
+            (transfer_s, goodput, complete, ok)
+        else {
+            return Err(format!(
+                "client failed (exit ok: {ok}, all {bytes} bytes: {complete}): {}",
+                last_lines(&format!("{text}\n{err}"), 3)
+            ));
+        };
+        let events = read_queue_log(&queue_log)?;
+        let departures: Vec<&Event> = events.iter().filter(|e| e.kind == '-').collect();
+        let (Some(first), Some(last)) = (departures.first(), departures.last()) else {
+            return Err(format!("no datagram in {}", queue_log.display()));
+        };
+        let (a, b) = (first.t_ms, last.t_ms);
+        let (queue_mean, queue_max) = queue_over(&events, a, b);
+        let (queue_mean_late, _) = queue_over(&events, (a + b) / 2.0, b);
+        let wire: u64 = departures.iter().map(|e| e.bytes).sum();
+        let span_s = (b - a) / 1e3;
+        let rate_bps = cell.rate_mbit * 1e6;
+        let arrivals: Vec<f64> = events
+            .iter()
+            .filter(|e| matches!(e.kind, '+' | 'd' | 'l') && e.t_ms >= a && e.t_ms <= b)
+            .map(|e| e.t_ms)
+            .collect();
+        let bursts = arrivals
+            .windows(2)
+            .filter(|w| w[1] - w[0] < BURST_GAP_MS)
+            .count();
+        let burst_pct = 100.0 * bursts as f64 / arrivals.len().saturating_sub(1).max(1) as f64;
+        let mut window_bytes: Vec<u64> = vec![0; ((b - a) / RAMP_WINDOW_MS) as usize + 1];
+        for e in &departures {
+            window_bytes[((e.t_ms - a) / RAMP_WINDOW_MS) as usize] += e.bytes;
+        }
+        let full_window_bytes = 0.8 * rate_bps / 8.0 * RAMP_WINDOW_MS / 1e3;
+        let ramp_s = window_bytes
+            .iter()
+            .position(|&w| w as f64 >= full_window_bytes)
+            .map(|i| (i + 1) as f64 * RAMP_WINDOW_MS / 1e3);
+        let emu_report = std::fs::read_to_string(self.log(run, "report")).unwrap_or_default();
+        let timing = emu_report
+            .lines()
+            .find(|l| l.starts_with("timing:"))
+            .unwrap_or("");
+        Ok(RunFigures {
+            goodput_mbit,
+            transfer_s,
+            util: goodput_mbit * 1e6 / rate_bps,
+            busy: if span_s > 0.0 {
+                wire as f64 * 8.0 / rate_bps / span_s
+            } else {
+                0.0
+            },
+            span_s,
+            queue_mean,
+            queue_mean_late,
+            queue_max,
+            drops: events.iter().filter(|e| e.kind == 'd').count() as u64,
+            random_losses: events.iter().filter(|e| e.kind == 'l').count() as u64,
+            datagrams: departures.len() as u64,
+            small_datagrams: departures.iter().filter(|e| e.bytes < 1000).count() as u64,
+            burst_pct,
+            ramp_s,
+            datagram_bytes: wire as f64 / departures.len() as f64,
+            lateness_p99_us: number_after(timing, ", p99 "),
+            lateness_max_us: number_after(timing, ", max "),
+        })
+    }
+}
+
+/// Vegas and CUBIC on quiche and on quinn over each link, the same bytes,
+/// `stack_reps` repetitions in alternating order.
+fn stacks_section(ctx: &Ctx, o: &Options, report: &mut Report) -> Result<(), String> {
+    for &(rate, rtt) in &o.stack_links {
+        let mut cell = StackCell::new(rate, rtt, o.stack_seconds);
+        println!(
+            "\nstacks: {}, buffer {} packets (1 BDP of {BDP_DATAGRAM_BYTES}-byte datagrams), \
+             {} bytes server -> client per run",
+            cell.name(),
+            cell.buffer_pkts,
+            cell.bytes
+        );
+        for rep in 0..o.stack_reps {
+            let mut order: Vec<usize> = (0..STACKS.len()).collect();
+            if rep % 2 == 1 {
+                order.reverse();
+            }
+            for (pos, &i) in order.iter().enumerate() {
+                let (label, stack, cc) = STACKS[i];
+                let run = format!(
+                    "stacks-{}m-{}ms-{stack}-{cc}-{rep}",
+                    cell.rate_mbit, cell.rtt_ms
+                );
+                let started = Instant::now();
+                let result = ctx.stack_run(&cell, stack, cc, &run);
+                match &result {
+                    Ok(f) => println!(
+                        "  rep {rep} {label:<13} {:>6.2} Mbit/s  util {:.2}  queue mean {:>5.1} \
+                         (2nd half {:>5.1}) max {:>4}  drops {:>4}  datagram {:.0} B  \
+                         80% after {} s  bursts {:.0}%  emu p99 {} us  ({:.1} s)",
+                        f.goodput_mbit,
+                        f.util,
+                        f.queue_mean,
+                        f.queue_mean_late,
+                        f.queue_max,
+                        f.drops,
+                        f.datagram_bytes,
+                        f.ramp_s.map_or("never".to_string(), |v| format!("{v:.1}")),
+                        f.burst_pct,
+                        f.lateness_p99_us
+                            .map_or("?".to_string(), |v| format!("{v:.0}")),
+                        started.elapsed().as_secs_f64()
+                    ),
+                    Err(e) => {
+                        eprintln!("interop: {run}: {e}");
+                        report.problems.push(format!("{run}: {e}"));
+                    }
+                }
+                cell.runs.push(StackRun {
+                    label,
+                    stack,
+                    cc,
+                    rep,
+                    order: pos,
+                    result,
+                });
+            }
+        }
+        println!("{}", table(&STACK_HEADERS, &cell.rows(), false));
+        println!("  {}", cell.reading());
+        report.stacks.push(cell);
+        report.write(&ctx.out)?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// The report: target/interop/REPORT.md and report.json.
+
+/// Columns padded to their widest cell; a Markdown table if `markdown`.
+fn table(headers: &[&str], rows: &[Vec<String>], markdown: bool) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.len()).collect();
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        if markdown {
+            format!("| {} |", padded.join(" | "))
+        } else {
+            padded.join("  ").trim_end().to_string()
+        }
+    };
+    let mut out = vec![line(headers.to_vec())];
+    if markdown {
+        out.push(format!(
+            "|{}|",
+            widths
+                .iter()
+                .map(|w| "-".repeat(w + 2))
+                .collect::<Vec<_>>()
+                .join("|")
+        ));
+    }
+    for r in rows {
+        out.push(line(r.iter().map(String::as_str).collect()));
+    }
+    out.join("\n")
+}
+
+/// Everything one `cargo xtask interop` measured, and where.
+struct Report {
+    commit: String,
+    date: String,
+    command: String,
+    argv: Vec<String>,
+    cores: usize,
+    machine: String,
+    /// /proc/loadavg's first three fields: others' work on the machine
+    /// shows in the emulator's timing and in every figure.
+    load_start: String,
+    load_end: Option<String>,
+    wall_s: f64,
+    sections_s: Vec<(String, f64)>,
+    /// (bytes per transfer, rows)
+    matrix: Option<(u64, Vec<Row>)>,
+    shared: Vec<SharedResult>,
+    /// (seconds of the link's rate per transfer, repetitions)
+    stack_settings: Option<(f64, usize)>,
+    stacks: Vec<StackCell>,
+    problems: Vec<String>,
+}
+
+/// The 1, 5 and 15 minute load averages.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|t| t.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// `program args` in `dir`: its stdout, trimmed, if it succeeded.
+fn command_text(dir: &Path, program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program)
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+impl Report {
+    fn new(root: &Path, args: &[String]) -> Self {
+        let commit = match command_text(root, "git", &["rev-parse", "--short", "HEAD"]) {
+            Some(c) => {
+                let dirty = command_text(root, "git", &["status", "--porcelain"])
+                    .is_some_and(|s| !s.is_empty());
+                format!("{c}{}", if dirty { "-dirty" } else { "" })
+            }
+            None => "unknown (no git)".into(),
+        };
+        let date = command_text(root, "date", &["-u", "+%Y-%m-%d %H:%M:%S UTC"])
+            .unwrap_or_else(|| "unknown".into());
+        let quote = |a: &String| {
+            if a.is_empty() || a.contains(|c: char| c.is_whitespace() || "'\"$\\`".contains(c)) {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            } else {
+                a.clone()
+            }
+        };
+        let command = std::iter::once("cargo xtask interop".to_string())
+            .chain(args.iter().map(quote))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, m)| m.trim().to_string())
+            })
+            .unwrap_or_else(|| "cpu unknown".into());
+        let os = command_text(root, "uname", &["-srm"]).unwrap_or_else(|| "os unknown".into());
+        Report {
+            commit,
+            date,
+            command,
+            argv: std::env::args().collect(),
+            cores,
+            machine: format!("{cores} cores ({cpu}), {os}"),
+            load_start: load_average(),
+            load_end: None,
+            wall_s: 0.0,
+            sections_s: Vec::new(),
+            matrix: None,
+            shared: Vec::new(),
+            stack_settings: None,
+            stacks: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    fn write(&self, out: &Path) -> Result<(), String> {
+        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+        for (name, text) in [
+            ("REPORT.md", self.markdown()),
+            (
+                "report.json",
+                serde_json::to_string_pretty(&self.json()).map_err(|e| e.to_string())? + "\n",
+            ),
+        ] {
+            let path = out.join(name);
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    fn timing(&self) -> String {
+        let sections: Vec<String> = self
+            .sections_s
+            .iter()
+            .map(|(n, s)| format!("{n} {s:.0} s"))
+            .collect();
+        if self.wall_s > 0.0 {
+            format!("{:.0} s ({})", self.wall_s, sections.join(", "))
+        } else {
+            format!("(run in progress) {}", sections.join(", "))
+        }
+    }
+
+    fn markdown(&self) -> String {
+        let mut md = String::new();
+        let mut w = |s: String| {
+            md.push_str(&s);
+            md.push('\n');
+        };
+        w("# `cargo xtask interop` report\n".into());
+        w(format!("- commit: `{}`", self.commit));
+        w(format!("- date: {}", self.date));
+        w(format!("- command: `{}`", self.command));
+        w(format!("- machine: {}", self.machine));
+        w(format!(
+            "- load average (1, 5, 15 min) at the start: {}; at the end: {}",
+            self.load_start,
+            self.load_end.as_deref().unwrap_or("(run in progress)")
+        ));
+        w(format!("- wall time: {}", self.timing()));
+        if let Some((bytes, rows)) = &self.matrix {
+            w(format!(
+                "\n## Interop matrix\n\n{bytes} bytes of `/bytes/N` through the emulator \
+                 (10 Mbit/s, 20 ms each way, {BUFFER_PKTS}-packet buffer); body and status \
+                 verified. `(wall)`: gtlsclient prints no timing, so process start to exit, \
+                 handshake included.\n"
+            ));
+            let rows: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.peer.clone(),
+                        r.direction.to_string(),
+                        r.algorithm.clone(),
+                        r.result.clone(),
+                        r.goodput.clone(),
+                    ]
+                })
+                .collect();
+            w(table(
+                &[
+                    "peer",
+                    "direction",
+                    "algorithm (sender)",
+                    "result",
+                    "goodput Mbit/s",
+                ],
+                &rows,
+                true,
+            ));
+        }
+        if !self.shared.is_empty() {
+            w(format!(
+                "\n## Shared bottleneck\n\nOne of our Vegas-family servers and a loss-based one \
+                 behind one emulator (10 Mbit/s, 20 ms each way, {BUFFER_PKTS}-packet buffer), \
+                 each fetched by our h3-client at the same time. Shares over the common window \
+                 (both sending, the first {SHARED_WARMUP_MS:.0} ms after the later start skipped, \
+                 until the first flow ended), from the emulator's queue log."
+            ));
+            for r in &self.shared {
+                w(format!(
+                    "\n### our {} vs {} ({} bytes each)\n\ncommon window {:.2} s to {:.2} s \
+                     ({:.2} s); clients: {}\n",
+                    r.vegas,
+                    r.other,
+                    r.bytes,
+                    r.start_s,
+                    r.end_s,
+                    r.end_s - r.start_s,
+                    if r.clients_ok {
+                        "both complete, 200"
+                    } else {
+                        "FAILED"
+                    }
+                ));
+                let rows: Vec<Vec<String>> = r
+                    .flows
+                    .iter()
+                    .map(|f| {
+                        vec![
+                            f.name.clone(),
+                            format!("{:.2}", f.mbit),
+                            format!("{:.1}%", f.share_pct),
+                            f.drops.to_string(),
+                            format!("{:.2} s to {:.2} s", f.first_s, f.last_s),
+                        ]
+                    })
+                    .collect();
+                w(table(
+                    &[
+                        "flow",
+                        "Mbit/s in the window",
+                        "share",
+                        "drop-tail drops",
+                        "whole run",
+                    ],
+                    &rows,
+                    true,
+                ));
+                w(format!(
+                    "\nbottleneck queue in the window: mean {:.1} packets, max {} \
+                     (buffer {BUFFER_PKTS})",
+                    r.queue_mean, r.queue_max
+                ));
+            }
+        }
+        if let Some((seconds, reps)) = self.stack_settings {
+            w(format!(
+                "\n## Vegas on quiche vs Vegas on quinn\n\n\
+                 The same bytes server -> client ({seconds} s of the link's rate) through the \
+                 same emulator settings (the RTT split evenly between the two ways, a drop-tail \
+                 buffer of 1 BDP in {BDP_DATAGRAM_BYTES}-byte datagrams): quiche = our h3-server \
+                 / h3-client with `--cc NAME`; quinn = the `quinn-vegas` example's server / \
+                 client with `--cc NAME` (vegas = vegas-cc through quinn-vegas, cubic = quinn's \
+                 own). {reps} repetition(s) per link, in alternating order (even repetitions \
+                 {}, odd ones reversed); each figure is the mean (each run).\n\n\
+                 - goodput: the client's own timing, request to last byte;\n\
+                 - util: goodput / the emulated rate;\n\
+                 - queue: waiting packets, time-weighted, from the emulator's queue log, from \
+                 the server's first to its last datagram (handshake included), and over the \
+                 second half of that span (steady state); max over the span;\n\
+                 - drops: the emulator's drop-tail drops (the link has no random loss);\n\
+                 - datagram B: mean size of the datagrams the down link carried (the buffer \
+                 counts packets, so larger datagrams queue more bytes);\n\
+                 - 80% of rate after: from the server's first datagram to the end of the first \
+                 {RAMP_WINDOW_MS:.0} ms in which the link carried 80% of its rate (slow start \
+                 and how close to the pipe it left);\n\
+                 - burst %: datagrams that reached the emulator within {:.0} us of the previous \
+                 one (sent back to back, not paced);\n\
+                 - emu p99 late: the emulator's timing precision (how late it released a \
+                 datagram, 99th percentile): far above a datagram's serialization time means \
+                 the machine was too busy to emulate the link faithfully.\n",
+                STACKS.iter().map(|s| s.0).collect::<Vec<_>>().join(", "),
+                BURST_GAP_MS * 1e3,
+            ));
+            for cell in &self.stacks {
+                w(format!(
+                    "\n### {}, buffer {} packets, {} bytes\n",
+                    cell.name(),
+                    cell.buffer_pkts,
+                    cell.bytes
+                ));
+                w(table(&STACK_HEADERS, &cell.rows(), true));
+                w(format!("\n{}", cell.reading()));
+            }
+            w(
+                "\nWhat quinn's congestion-control API gives Vegas (quinn/src/lib.rs): no ACK \
+               delay (RTT samples keep the peer's ACK hold; the sampler's ACK-delay correction \
+               cannot act), sends reported per GSO batch (a batch is one packet to the \
+               controller), and quinn paces with its own pacer from cwnd and its smoothed RTT \
+               (vegas-cc's pacing rate and its Actual-based cap are not used). quiche gives \
+               the ACK delay, one call per packet, and paces at the controller's rate. The \
+               columns `burst %` (how many datagrams arrived back to back) and `80% of rate \
+               after` (how close to the pipe slow start left) show what this did here."
+                    .into(),
+            );
+        }
+        if !self.problems.is_empty() {
+            w("\n## Problems\n".into());
+            for p in &self.problems {
+                w(format!("- {}", p.replace('\n', " ")));
+            }
+        }
+        md
+    }
+
+    fn json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let matrix = self.matrix.as_ref().map(|(bytes, rows)| {
+            json!({
+                "bytes": bytes,
+                "link": {"rate_mbit": 10, "delay_ms_each_way": 20, "buffer_pkts": BUFFER_PKTS},
+                "rows": rows.iter().map(|r| json!({
+                    "peer": r.peer,
+                    "direction": r.direction,
+                    "algorithm": r.algorithm,
+                    "result": r.result,
+                    "goodput": r.goodput,
+                    "goodput_mbit": r.goodput.split_whitespace().next()
+                        .and_then(|g| g.parse::<f64>().ok()),
+                    "goodput_wall_clock": r.goodput.contains("(wall)"),
+                })).collect::<Vec<_>>(),
+            })
+        });
+        let shared: Vec<_> = self
+            .shared
+            .iter()
+            .map(|r| {
+                json!({
+                    "vegas": r.vegas,
+                    "other": r.other,
+                    "bytes": r.bytes,
+                    "window_s": [r.start_s, r.end_s],
+                    "flows": r.flows.iter().map(|f| json!({
+                        "name": f.name,
+                        "mbit": f.mbit,
+                        "share_pct": f.share_pct,
+                        "drops": f.drops,
+                        "first_s": f.first_s,
+                        "last_s": f.last_s,
+                    })).collect::<Vec<_>>(),
+                    "queue_mean_pkts": r.queue_mean,
+                    "queue_max_pkts": r.queue_max,
+                    "clients_ok": r.clients_ok,
+                    "queue_log": r.queue_log,
+                })
+            })
+            .collect();
+        let stacks = self.stack_settings.map(|(seconds, reps)| {
+            let cells: Vec<_> = self
+                .stacks
+                .iter()
+                .map(|c| {
+                    let runs: Vec<_> = c
+                        .runs
+                        .iter()
+                        .map(|r| {
+                            let mut v = json!({
+                                "stack": r.stack,
+                                "cc": r.cc,
+                                "label": r.label,
+                                "rep": r.rep,
+                                "order": r.order,
+                                "ok": r.result.is_ok(),
+                            });
+                            match &r.result {
+                                Ok(f) => {
+                                    v["figures"] = json!({
+                                        "goodput_mbit": f.goodput_mbit,
+                                        "transfer_s": f.transfer_s,
+                                        "util": f.util,
+                                        "link_busy": f.busy,
+                                        "span_s": f.span_s,
+                                        "queue_mean_pkts": f.queue_mean,
+                                        "queue_mean_second_half_pkts": f.queue_mean_late,
+                                        "queue_max_pkts": f.queue_max,
+                                        "drops": f.drops,
+                                        "random_losses": f.random_losses,
+                                        "datagrams": f.datagrams,
+                                        "datagram_bytes": f.datagram_bytes,
+                                        "datagrams_below_1000_bytes": f.small_datagrams,
+                                        "burst_pct": f.burst_pct,
+                                        "ramp_to_80pct_s": f.ramp_s,
+                                        "emulator_lateness_p99_us": f.lateness_p99_us,
+                                        "emulator_lateness_max_us": f.lateness_max_us,
+                                    })
+                                }
+                                Err(e) => v["error"] = json!(e),
+                            }
+                            v
+                        })
+                        .collect();
+                    let means: serde_json::Map<String, serde_json::Value> = STACKS
+                        .iter()
+                        .map(|(label, _, _)| {
+                            (
+                                label.to_string(),
+                                json!({
+                                    "runs_ok": c.figures(label).len(),
+                                    "goodput_mbit": c.mean(label, |f| f.goodput_mbit),
+                                    "util": c.mean(label, |f| f.util),
+                                    "queue_mean_pkts": c.mean(label, |f| f.queue_mean),
+                                    "queue_mean_second_half_pkts":
+                                        c.mean(label, |f| f.queue_mean_late),
+                                    "queue_max_pkts": c.mean(label, |f| f.queue_max as f64),
+                                    "drops": c.mean(label, |f| f.drops as f64),
+                                    "datagram_bytes": c.mean(label, |f| f.datagram_bytes),
+                                }),
+                            )
+                        })
+                        .collect();
+                    let ratios = |cc: &str| {
+                        let (a, b) = (format!("quinn {cc}"), format!("quiche {cc}"));
+                        json!({
+                            "goodput": c.ratio(&a, &b, |f| f.goodput_mbit),
+                            "queue_mean": c.ratio(&a, &b, |f| f.queue_mean),
+                            "queue_mean_second_half": c.ratio(&a, &b, |f| f.queue_mean_late),
+                        })
+                    };
+                    json!({
+                        "rate_mbit": c.rate_mbit,
+                        "rtt_ms": c.rtt_ms,
+                        "delay_ms_each_way": c.rtt_ms / 2.0,
+                        "buffer_pkts": c.buffer_pkts,
+                        "bytes": c.bytes,
+                        "runs": runs,
+                        "means": means,
+                        "quinn_over_quiche": {"vegas": ratios("vegas"), "cubic": ratios("cubic")},
+                        "reading": c.reading(),
+                    })
+                })
+                .collect();
+            json!({
+                "seconds_of_rate_per_transfer": seconds,
+                "repetitions": reps,
+                "bdp_datagram_bytes": BDP_DATAGRAM_BYTES,
+                "cells": cells,
+            })
+        });
+        json!({
+            "commit": self.commit,
+            "date": self.date,
+            "command": self.command,
+            "argv": self.argv,
+            "machine": {"cores": self.cores, "description": self.machine},
+            "load_average": {"start": self.load_start, "end": self.load_end},
+            "wall_s": self.wall_s,
+            "sections_s": self.sections_s.iter()
+                .map(|(n, s)| json!({"section": n, "seconds": s}))
+                .collect::<Vec<_>>(),
+            "matrix": matrix,
+            "shared": shared,
+            "stacks": stacks,
+            "problems": self.problems,
+        })
+    }
 }

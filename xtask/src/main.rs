@@ -90,10 +90,13 @@ fn print_help() {
          load [--cc vegas,vegas-a,cubic] [--connections 200] [--kill-every 10] [--stall-s 10]   N concurrent h3-clients per algorithm against one h3-server on 127.0.0.1, every Kth killed mid-transfer: target/load/load.md, load.json\n  \
          interop [--peers quiche-vegas,aioquic,quic-go,ngtcp2] [--algorithms a,b] [--mbytes N]\n           \
          [--shared vegas:cubic,vegas-compat:reno] [--shared-mbytes N] [--quick]\n           \
+         [--stacks-only | --no-stacks] [--stacks-links 20/20,50/80] [--stacks-seconds S] [--stacks-reps N]\n           \
          our h3 server (each Vegas-family algorithm) and client against aioquic (PyPI),\n           \
          quic-go (Go modules) and ngtcp2 (apt) through the link emulator, installed\n           \
          into target/interop when missing; the matrix, then a Vegas flow against an\n           \
-         ngtcp2 CUBIC/Reno flow on one bottleneck (shares over a common window)\n"
+         ngtcp2 CUBIC/Reno flow on one bottleneck (shares over a common window), then\n           \
+         Vegas and CUBIC on quiche and on quinn through the same links;\n           \
+         writes target/interop/REPORT.md and report.json\n"
     );
 }
 
