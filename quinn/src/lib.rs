@@ -61,6 +61,16 @@ pub use vegas_cc;
 /// 14720 bytes; quinn's own controllers use 14720 / 1200 = 12).
 pub const DEFAULT_INITIAL_WINDOW_PKTS: usize = 10;
 
+/// Vegas's slow-start threshold gamma on quinn, in packets: the paper's 1
+/// (Brakmo & Peterson III-C) plus the mean queue that quinn's smallest
+/// pacing burst builds at a slower bottleneck. quinn's pacer releases at
+/// least 10 datagrams at once (quinn-proto `pacing.rs`, `MIN_BURST_SIZE`),
+/// which wait (10 - 1) / 2 = 4.5 datagram times on average: with gamma = 1
+/// slow start read that burst as queue and ended at 40% of the pipe on a
+/// 50 Mbit/s x 80 ms path (docs: README, quinn and quiche). Used when
+/// neither `gamma` nor `gamma_rate` is given, outside `mode=paper`/`naive`.
+pub const QUINN_BURST_GAMMA_PKTS: f64 = 1.0 + (10.0 - 1.0) / 2.0;
+
 /// The peer's max_ack_delay when the stack does not tell us: the RFC 9000
 /// 18.2 default. quinn's trait does not pass the peer's value.
 const DEFAULT_MAX_ACK_DELAY: Duration = Duration::from_millis(25);
@@ -107,11 +117,23 @@ impl VegasFactory {
     /// A factory for `name` (one of `vegas_cc::spec::NAMES`) with `params`
     /// (`key=value`, as `--cc-param` takes them). Validated here: an
     /// unknown name or parameter is an error naming it.
+    ///
+    /// For the Vegas family in the default mode, `gamma` defaults to
+    /// [`QUINN_BURST_GAMMA_PKTS`] (quinn's pacer sends bursts).
     pub fn new(name: &str, params: &Params) -> Result<Self, SpecError> {
-        vegas_cc::spec::build(name, params, DEFAULT_INITIAL_WINDOW_PKTS, 1200)?;
+        let mut params = params.clone();
+        let default_mode = params.get("mode").is_none_or(|m| m == "default");
+        if vegas_cc::spec::family(name).is_some()
+            && default_mode
+            && !params.contains_key("gamma")
+            && !params.contains_key("gamma_rate")
+        {
+            params.insert("gamma".into(), QUINN_BURST_GAMMA_PKTS.to_string());
+        }
+        vegas_cc::spec::build(name, &params, DEFAULT_INITIAL_WINDOW_PKTS, 1200)?;
         Ok(VegasFactory {
             name: name.to_string(),
-            params: params.clone(),
+            params,
             initial_window_pkts: DEFAULT_INITIAL_WINDOW_PKTS,
             records: None,
             next_id: AtomicU64::new(1),
@@ -126,6 +148,12 @@ impl VegasFactory {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The parameters every controller gets (the given ones and the
+    /// adapter's defaults).
+    pub fn params(&self) -> &Params {
+        &self.params
     }
 
     fn make(self: &Arc<Self>, mtu: u16) -> VegasController {

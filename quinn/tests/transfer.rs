@@ -144,6 +144,37 @@ async fn every_vegas_cc_controller_moves_data_over_quinn() {
     }
 }
 
+/// Vegas's slow-start gamma makes room for quinn's pacing bursts unless
+/// the user or the paper's mode says otherwise.
+#[test]
+fn gamma_allows_for_quinn_bursts_by_default_only() {
+    use quinn_vegas::QUINN_BURST_GAMMA_PKTS;
+    let gamma_of = |name: &str, pairs: &[(&str, &str)]| {
+        let mut params: Params = if name.ends_with("-compat") {
+            compat_params()
+        } else {
+            Params::new()
+        };
+        params.extend(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let f = VegasFactory::new(name, &params).unwrap();
+        f.params()
+            .get("gamma")
+            .map_or(1.0, |g| g.parse::<f64>().unwrap())
+    };
+    assert_eq!(gamma_of("vegas", &[]), QUINN_BURST_GAMMA_PKTS);
+    assert_eq!(
+        gamma_of("gallop-vegas-a-compat", &[]),
+        QUINN_BURST_GAMMA_PKTS
+    );
+    assert_eq!(gamma_of("vegas", &[("gamma", "2")]), 2.0);
+    assert_eq!(gamma_of("vegas", &[("mode", "paper")]), 1.0);
+    assert_eq!(
+        gamma_of("vegas", &[("gamma_rate", "5000"), ("gamma_approach", "2")]),
+        1.0
+    );
+    assert_eq!(gamma_of("newreno", &[]), 1.0);
+}
+
 #[test]
 fn bad_names_and_parameters_are_errors_naming_them() {
     let e = VegasFactory::new("vegass", &Params::new())
