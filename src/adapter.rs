@@ -31,9 +31,6 @@ use crate::algorithm::CcSpec;
 use crate::Error;
 use vegas_cc::spec;
 
-pub(crate) use spec::NEWRENO_PARAMS;
-pub(crate) use spec::VEGAS_PARAMS;
-
 /// What a controller saw, recorded when a [`Trace`] is attached: for tests
 /// and the simulator's metrics. Recording allocates; it is off by default.
 ///
@@ -81,28 +78,54 @@ pub fn build_controller(
     initial_cwnd_pkts: usize,
     max_datagram_size: usize,
 ) -> Result<Box<dyn Controller>, Error> {
-    if let Some(family) = spec.algorithm.family() {
-        return Ok(Box::new(spec::vegas(
-            family,
-            spec.algorithm.name(),
-            &spec.params,
-            initial_cwnd_pkts,
-            max_datagram_size,
-        )?));
-    }
-    match spec.algorithm {
-        Algorithm::NewReno => Ok(Box::new(spec::newreno(
-            &spec.params,
-            initial_cwnd_pkts,
-            max_datagram_size,
-        )?)),
-        other => Err(Error::Param {
+    if !spec.algorithm.is_vegas_cc() {
+        return Err(Error::Param {
             field: "algorithm".into(),
-            value: other.name().into(),
+            value: spec.algorithm.name().into(),
             allowed: "a vegas-cc algorithm (quiche's own are configured \
                       with Config::set_cc_algorithm)"
                 .into(),
-        }),
+        });
+    }
+    Ok(spec::build(
+        spec.algorithm.name(),
+        &spec.params,
+        initial_cwnd_pkts,
+        max_datagram_size,
+    )?)
+}
+
+/// The one call that puts an algorithm on a `quiche::Config`: here, as the
+/// only module that knows quiche.
+impl CcSpec {
+    /// Configures `config` to use this algorithm on every new connection.
+    pub fn configure(&self, config: &mut quiche::Config) {
+        self.configure_traced(config, None)
+    }
+
+    /// Like [`CcSpec::configure`]; every controller made also records what
+    /// it saw into `trace` (for tests and the simulator).
+    pub fn configure_traced(&self, config: &mut quiche::Config, trace: Option<Trace>) {
+        match self.algorithm {
+            Algorithm::QuicheReno => {
+                config.set_congestion_controller_factory(None);
+                config.set_cc_algorithm(quiche::CongestionControlAlgorithm::Reno)
+            }
+            Algorithm::QuicheCubic => {
+                config.set_congestion_controller_factory(None);
+                config.set_cc_algorithm(quiche::CongestionControlAlgorithm::CUBIC)
+            }
+            Algorithm::QuicheBbr2 => {
+                config.set_congestion_controller_factory(None);
+                config.set_cc_algorithm(quiche::CongestionControlAlgorithm::Bbr2Gcongestion)
+            }
+            _ => {
+                config.set_congestion_controller_factory(Some(Arc::new(VegasCcFactory::new(
+                    self.clone(),
+                    trace,
+                ))));
+            }
+        }
     }
 }
 

@@ -1,5 +1,6 @@
-//! Algorithm names and parameters, and the one call that configures a
-//! `quiche::Config` for them.
+//! Algorithm names and parameters, validated (`CcSpec`). The one call that
+//! configures a `quiche::Config` for them, `CcSpec::configure`, is in
+//! `adapter.rs`, the module that knows quiche.
 //!
 //! Names: the `vegas-cc` controllers (the Vegas family `vegas`, `vegas-a`,
 //! `gallop-vegas`, `vegas-compat` and their combinations, and `newreno`) run
@@ -9,11 +10,8 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 
-use crate::adapter::VegasCcFactory;
 use crate::Error;
-use crate::Trace;
 
 /// A congestion-control algorithm quiche-vegas can put on a connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -84,29 +82,14 @@ impl Algorithm {
 
     /// The composition of a Vegas-family algorithm (None for others).
     pub fn family(self) -> Option<Family> {
-        let (gallop_slow_start, vegas_a_avoidance, reno_compat) = match self {
-            Algorithm::Vegas => (false, false, false),
-            Algorithm::VegasA => (false, true, false),
-            Algorithm::GallopVegas => (true, false, false),
-            Algorithm::GallopVegasA => (true, true, false),
-            Algorithm::VegasCompat => (false, false, true),
-            Algorithm::VegasACompat => (false, true, true),
-            Algorithm::GallopVegasCompat => (true, false, true),
-            Algorithm::GallopVegasACompat => (true, true, true),
-            _ => return None,
-        };
-        Some(Family {
-            gallop_slow_start,
-            vegas_a_avoidance,
-            reno_compat,
-        })
+        vegas_cc::spec::family(self.name())
     }
 
     /// The parameters the algorithm accepts (`--cc-param key=value`).
     pub fn param_names(self) -> &'static [&'static str] {
         match self {
-            a if a.family().is_some() => crate::adapter::VEGAS_PARAMS,
-            Algorithm::NewReno => crate::adapter::NEWRENO_PARAMS,
+            a if a.family().is_some() => vegas_cc::spec::VEGAS_PARAMS,
+            Algorithm::NewReno => vegas_cc::spec::NEWRENO_PARAMS,
             _ => &[],
         }
     }
@@ -174,7 +157,7 @@ impl CcSpec {
         let spec = CcSpec { algorithm, params };
         if algorithm.is_vegas_cc() {
             // Building once validates every parameter.
-            crate::adapter::build_controller(&spec, 10, 1350)?;
+            vegas_cc::spec::build(algorithm.name(), &spec.params, 10, 1350)?;
         } else if let Some(key) = spec.params.keys().next() {
             return Err(Error::Param {
                 field: key.clone(),
@@ -190,36 +173,6 @@ impl CcSpec {
         CcSpec {
             algorithm,
             params: Params::new(),
-        }
-    }
-
-    /// Configures `config` to use this algorithm on every new connection.
-    pub fn configure(&self, config: &mut quiche::Config) {
-        self.configure_traced(config, None)
-    }
-
-    /// Like [`CcSpec::configure`]; every controller made also records what
-    /// it saw into `trace` (for tests and the simulator).
-    pub fn configure_traced(&self, config: &mut quiche::Config, trace: Option<Trace>) {
-        match self.algorithm {
-            Algorithm::QuicheReno => {
-                config.set_congestion_controller_factory(None);
-                config.set_cc_algorithm(quiche::CongestionControlAlgorithm::Reno)
-            }
-            Algorithm::QuicheCubic => {
-                config.set_congestion_controller_factory(None);
-                config.set_cc_algorithm(quiche::CongestionControlAlgorithm::CUBIC)
-            }
-            Algorithm::QuicheBbr2 => {
-                config.set_congestion_controller_factory(None);
-                config.set_cc_algorithm(quiche::CongestionControlAlgorithm::Bbr2Gcongestion)
-            }
-            _ => {
-                config.set_congestion_controller_factory(Some(Arc::new(VegasCcFactory::new(
-                    self.clone(),
-                    trace,
-                ))));
-            }
         }
     }
 }
