@@ -95,8 +95,8 @@ pub fn build_controller(
     )?)
 }
 
-/// The one call that puts an algorithm on a `quiche::Config`: here, as the
-/// only module that knows quiche.
+/// The one call that puts an algorithm on a `quiche::Config`: here, with
+/// the rest of the bridge to quiche's congestion trait.
 impl CcSpec {
     /// Configures `config` to use this algorithm on every new connection.
     pub fn configure(&self, config: &mut quiche::Config) {
@@ -223,11 +223,6 @@ impl Adapter {
             warnings_at: None,
             trace,
         }
-    }
-
-    /// The wrapped controller.
-    pub fn controller(&self) -> &dyn Controller {
-        self.controller.as_ref()
     }
 
     /// Moves the controller's new decision records to the qlog queue (and

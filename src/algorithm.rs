@@ -1,6 +1,6 @@
 //! Algorithm names and parameters, validated (`CcSpec`). The one call that
 //! configures a `quiche::Config` for them, `CcSpec::configure`, is in
-//! `adapter.rs`, the module that knows quiche.
+//! `adapter.rs`, the bridge to quiche's congestion trait.
 //!
 //! Names: the `vegas-cc` controllers (the Vegas family `vegas`, `vegas-a`,
 //! `gallop-vegas`, `vegas-compat` and their combinations, and `newreno`) run
@@ -83,15 +83,6 @@ impl Algorithm {
     /// The composition of a Vegas-family algorithm (None for others).
     pub fn family(self) -> Option<Family> {
         vegas_cc::spec::family(self.name())
-    }
-
-    /// The parameters the algorithm accepts (`--cc-param key=value`).
-    pub fn param_names(self) -> &'static [&'static str] {
-        match self {
-            a if a.family().is_some() => vegas_cc::spec::VEGAS_PARAMS,
-            Algorithm::NewReno => vegas_cc::spec::NEWRENO_PARAMS,
-            _ => &[],
-        }
     }
 
     /// Whether the controller comes from `vegas-cc` (else it is quiche's).

@@ -537,13 +537,6 @@ pub struct RoundSample {
     pub max_ack_rate_bytes_per_sec: f64,
 }
 
-impl RoundSample {
-    /// Bytes acknowledged / interval, whatever `actual_bytes` says.
-    pub fn delivery_rate_bytes_per_sec(&self) -> f64 {
-        self.bytes_acked as f64 / self.interval.as_secs_f64()
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct TimedRtt {
     time: Instant,

@@ -177,9 +177,6 @@ pub const PAPER_INITIAL_WINDOW_PKTS: usize = 2;
 pub const RENO_LOSS_REDUCTION_FACTOR: f64 = 0.5;
 /// III-C: a retransmit timeout sets the threshold to half the window.
 const TIMEOUT_SSTHRESH_DIVISOR: usize = 2;
-/// RFC 9002 section 7.7: N = 1.25.
-pub const PACING_GAIN: f64 = 1.25;
-
 /// The Vegas family's default pacing gain: exactly cwnd / smoothed RTT.
 /// Vegas keeps its window at the pipe plus alpha..beta packets, so it never
 /// needs to send faster than one window per RTT; a gain above 1 (RFC 9002
@@ -2196,7 +2193,7 @@ mod tests {
         // VEGAS_PACING_GAIN (1.0) * 12000 B / 0.1 s
         assert_eq!(paced.pacing_rate_bytes_per_sec(BASE_RTT), Some(120_000));
         let rfc = Vegas::new(VegasConfig {
-            pacing_gain: Some(PACING_GAIN),
+            pacing_gain: Some(crate::newreno::PACING_GAIN),
             ..VegasConfig::default()
         })
         .unwrap();
