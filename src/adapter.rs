@@ -206,6 +206,8 @@ pub struct Adapter {
     /// time of the first event after (a controller has no clock).
     warnings: Vec<String>,
     warnings_at: Option<Instant>,
+    /// Records the qlog queue had dropped at the last drain (reported).
+    qlog_dropped_reported: u64,
     trace: Option<Trace>,
 }
 
@@ -221,6 +223,7 @@ impl Adapter {
             qlog_queue: EventQueue::with_capacity(QLOG_QUEUE_CAPACITY),
             warnings: Vec::new(),
             warnings_at: None,
+            qlog_dropped_reported: 0,
             trace,
         }
     }
@@ -386,8 +389,24 @@ impl CongestionController for Adapter {
                 sink(time, warning_event(message));
             }
         }
+        // Records the queue dropped since the last drain (quiche drained
+        // too seldom): said once, at the oldest record kept.
+        let dropped = self.qlog_queue.dropped();
+        let newly_dropped = dropped - self.qlog_dropped_reported;
+        self.qlog_dropped_reported = dropped;
+        let mut first = true;
         while let Some(ev) = self.qlog_queue.pop() {
             let (time, json) = crate::qlog::to_json_event(&ev);
+            if first && newly_dropped > 0 {
+                sink(
+                    time,
+                    warning_event(format!(
+                        "{newly_dropped} decision records dropped before this one: more than \
+                         {QLOG_QUEUE_CAPACITY} between two qlog drains"
+                    )),
+                );
+            }
+            first = false;
             sink(time, json);
         }
     }
@@ -411,6 +430,42 @@ mod tests {
 
     /// quiche's `Connection` is `Send + Sync` (quiche's own `check_sync`
     /// test); a connection carrying our controller must stay so.
+    /// A full qlog queue drops the oldest records and says so once, in
+    /// the qlog, before the records it kept.
+    #[test]
+    fn dropped_qlog_records_are_reported() {
+        let controller = vegas_cc::spec::build("vegas", &Default::default(), 10, 1200).unwrap();
+        let mut adapter = Adapter::new(controller, None);
+        let now = Instant::now();
+        let record = |i: usize| ControllerEvent::ParamsChanged {
+            now: now + Duration::from_millis(i as u64),
+            alpha_pkts: 1.0,
+            beta_pkts: 3.0,
+        };
+        let drain = |adapter: &mut Adapter| {
+            let mut names = Vec::new();
+            adapter.drain_qlog_events(&mut |_, e| names.push((e.name, e.data)));
+            names
+        };
+        for i in 0..QLOG_QUEUE_CAPACITY + 5 {
+            adapter.qlog_queue.push(record(i));
+        }
+        let got = drain(&mut adapter);
+        assert_eq!(got.len(), QLOG_QUEUE_CAPACITY + 1);
+        assert_eq!(got[0].0, "vegas:warning");
+        let message = got[0].1["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("5 decision records dropped"),
+            "{message}"
+        );
+        assert!(got[1..].iter().all(|(n, _)| n == "vegas:params_changed"));
+        // Nothing dropped since: no warning.
+        adapter.qlog_queue.push(record(0));
+        let got = drain(&mut adapter);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].0, "vegas:params_changed");
+    }
+
     #[test]
     fn connections_with_our_controllers_stay_send_and_sync() {
         assert_send_sync::<Adapter>();

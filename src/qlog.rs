@@ -16,6 +16,7 @@
 //! | `vegas:slow_start_exit`  | slow start ends | `cause` (`diff_above_gamma`, `loss`, `pto`, `ssthresh`, `diff_at_least_beta`, `increment_at_one`), `cwnd_bytes` |
 //! | `vegas:window_reduction` | a loss, PTO or persistent-congestion cut | `cause` (`loss`, `pto`, `persistent_congestion`, `base_rtt_probe`), `cwnd_before_bytes`, `cwnd_after_bytes`, `ssthresh_bytes` |
 //! | `vegas:params_changed`   | Vegas-A moved alpha/beta | `alpha_pkts`, `beta_pkts` |
+//! | `vegas:warning`          | the adapter adjusted quiche's initial window or datagram size, fell back to default Vegas, or its qlog queue dropped records between two drains | `message` |
 //! | `vegas:gallop_update`    | Gallop-Vegas changed incr/maxincr/status | `incr_pkts`, `maxincr_pkts`, `status` (seed 002 Table 1: 0 clear, 1 incr halved, 2 window cut and slow start ended) |
 //!
 //! # Where qlogs go
