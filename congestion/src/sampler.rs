@@ -1489,6 +1489,8 @@ impl RoundSampler {
         self.last_burst_at = None;
         self.ack_rate_bytes_per_sec = None;
         self.recent_frames = RecentFrames::default();
+        // The old path's send-to-ACK time would pace the new one.
+        self.credit_cycle = None;
     }
 
     /// One RTT sample per ACK event (RFC 9002 5.1), ack-delay adjusted per
@@ -1935,6 +1937,9 @@ mod tests {
             .collect();
         sampler.on_ack_event(&ack_event(now + 61 * MS, &later, 58 * MS));
         assert_eq!(sampler.credit_cycle(), Some(Duration::from_micros(52_500)));
+        // A new path (migration) starts without the old path's cycle.
+        sampler.on_path_change();
+        assert_eq!(sampler.credit_cycle(), None);
     }
 
     #[test]
