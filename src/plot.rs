@@ -1,5 +1,5 @@
 //! Trace graphs drawn like the Vegas paper's (Brakmo & Peterson 1995,
-//! seed 000 section II-B): several panels over one time axis, built from a
+//! Brakmo & Peterson section II-B): several panels over one time axis, built from a
 //! sender's qlog and, for simulated runs, the bottleneck queue log.
 //!
 //! | panel | what | paper |
@@ -17,7 +17,7 @@
 //! checks (4) have no QUIC counterpart (quiche arms a precise timer).
 //!
 //! Two or more flows can be drawn over each other (e.g. the Vegas / Vegas-A
-//! comparison of seed 001 Figs. 2-3): each flow has its color, its marks
+//! comparison of Vegas-A Figs. 2-3): each flow has its color, its marks
 //! have their own row.
 //!
 //! Choices: KB is 1000 bytes (the scenarios' unit). The sending rate at

@@ -17,7 +17,7 @@
 //! | `vegas:window_reduction` | a loss, PTO or persistent-congestion cut | `cause` (`loss`, `pto`, `persistent_congestion`, `base_rtt_probe`), `cwnd_before_bytes`, `cwnd_after_bytes`, `ssthresh_bytes` |
 //! | `vegas:params_changed`   | Vegas-A moved alpha/beta | `alpha_pkts`, `beta_pkts` |
 //! | `vegas:warning`          | the adapter adjusted quiche's initial window or datagram size, fell back to default Vegas, or its qlog queue dropped records between two drains | `message` |
-//! | `vegas:gallop_update`    | Gallop-Vegas changed incr/maxincr/status | `incr_pkts`, `maxincr_pkts`, `status` (seed 002 Table 1: 0 clear, 1 incr halved, 2 window cut and slow start ended) |
+//! | `vegas:gallop_update`    | Gallop-Vegas changed incr/maxincr/status | `incr_pkts`, `maxincr_pkts`, `status` (Gallop-Vegas Table 1: 0 clear, 1 incr halved, 2 window cut and slow start ended) |
 //!
 //! # Where qlogs go
 //!
@@ -532,7 +532,7 @@ pub fn send_time_ms(record: &Record) -> f64 {
 }
 
 /// A sent packet whose stream data was sent again later (the Vegas
-/// paper's "segment that is eventually retransmitted", seed 000 II-B).
+/// paper's "segment that is eventually retransmitted", Brakmo & Peterson II-B).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Retransmitted {
     pub packet_type: String,

@@ -1,4 +1,4 @@
-//! ACK-frequency-aware sampling (issue 5), in the simulator: one Vegas flow
+//! ACK-frequency-aware sampling, in the simulator: one Vegas flow
 //! on the built-in `ack-frequency` path (10 Mbit/s, 40 ms RTT, 1 BDP of
 //! buffer) with the receiver acknowledging every N packets (max ACK delay
 //! 25 ms), and the `route-change` path whose propagation delay doubles.

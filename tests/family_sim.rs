@@ -1,16 +1,16 @@
-//! The Vegas family's headline behaviours (issue 4), on real quiche flows
+//! The Vegas family's headline behaviours, on real quiche flows
 //! in the simulator, with the scenario files that reproduce each paper's
 //! set-up at small scale (scenarios/*.toml say how they are scaled):
 //!
 //! 1. Vegas-A recovers throughput after a route change that multiplies the
-//!    RTT, Vegas does not (seed 001 section 4.1).
+//!    RTT, Vegas does not (Vegas-A section 4.1).
 //! 2. Gallop-Vegas reaches the available bandwidth in fewer RTTs than
 //!    Vegas and loses nothing where Vegas's doubling overflows a 30-packet
-//!    buffer (seed 002 section V-B).
+//!    buffer (Gallop-Vegas section V-B).
 //! 3. Reno-compatible Vegas shares a drop-tail bottleneck with NewReno,
-//!    default Vegas gets a small fraction (seed 003 Tables 2-3).
+//!    default Vegas gets a small fraction (Feng & Vanichpun Tables 2-3).
 //! 4. gamma chosen by Approach 2 shortens C_time against gamma = 1 on a
-//!    large-BDP path (seed 004 Fig. 3).
+//!    large-BDP path (Vanichpun & Feng Fig. 3).
 //!
 //! Every comparison runs both sides in mode = paper unless it says so.
 
@@ -41,7 +41,7 @@ fn vegas_a_recovers_after_a_route_change_and_vegas_does_not() {
     let (a, v) = (&vegas_a.links[0], &vegas.links[0]);
     let (a_steady, v_steady) = (a.steady_utilization.unwrap(), v.steady_utilization.unwrap());
     // Measured: Vegas-A 0.56, Vegas 0.07 (goodput 0.63 vs 0.24 Mbit/s;
-    // seed 001 Table 1: 0.94 vs 0.22 Mbit/s over 200 s).
+    // Vegas-A Table 1: 0.94 vs 0.22 Mbit/s over 200 s).
     assert!(v_steady < 0.2, "vegas steady utilization {v_steady}");
     assert!(a_steady > 0.4, "vegas-a steady utilization {a_steady}");
     assert!(a_steady > 4.0 * v_steady, "{a_steady} vs {v_steady}");
@@ -67,13 +67,14 @@ fn gallop_vegas_loses_nothing_where_vegas_doubling_overflows_30_packets() {
 
 #[test]
 fn gallop_vegas_reaches_the_available_window_in_fewer_rtts() {
-    // Seed 002 Example 2 path: 3125 packets/s, d = 50 ms, BDP 156.
+    // Gallop-Vegas Example 2 path: 3125 packets/s, d = 50 ms, BDP 156.
     let gallop = run_file("gallop-vegas-example2.toml", &[]);
     let vegas = run_file("gallop-vegas-example2.toml", &["flows.0.algorithm=vegas"]);
     let (g, v) = (&gallop.flows[0], &vegas.flows[0]);
     // Measured: C_time 73 vs 111 RTTs; slow start left at 98 packets
     // (1.38 s) vs 46 packets (0.58 s). The paper's analysis says 26 vs 136
-    // RTTs; see the reply for why Gallop stops short of the BDP here.
+    // RTTs; Gallop stops short of the BDP here (README, "Measured: the family
+    // in the simulator").
     let (g_rtts, v_rtts) = (g.convergence_rtts.unwrap(), v.convergence_rtts.unwrap());
     assert!(g_rtts < 0.75 * v_rtts, "gallop {g_rtts} vegas {v_rtts}");
     let (g_exit, v_exit) = (
@@ -87,7 +88,7 @@ fn gallop_vegas_reaches_the_available_window_in_fewer_rtts() {
 
 #[test]
 fn reno_compatible_vegas_shares_with_newreno_and_default_vegas_does_not() {
-    // One NewReno and one Vegas flow, B = 50 (seed 003 Table 2: ratio
+    // One NewReno and one Vegas flow, B = 50 (Feng & Vanichpun Table 2: ratio
     // 11.3 with default Vegas; Table 3: 0.97 with Approach 1).
     let compat = run_file("vegas-compat-reno.toml", &[]);
     let vegas = run_file(
@@ -110,7 +111,7 @@ fn reno_compatible_vegas_shares_with_newreno_and_default_vegas_does_not() {
 
 #[test]
 fn gamma_from_approach_2_shortens_c_time_against_gamma_1() {
-    // 5000 packets/s, d = 40 ms (seed 004 Table I), BDP about 200.
+    // 5000 packets/s, d = 40 ms (Vanichpun & Feng Table I), BDP about 200.
     let selected = run_file("gamma-selection.toml", &[]);
     let gamma_1 = run_file("gamma-selection.toml", &["flows.0.params={mode=\"paper\"}"]);
     let (s, g) = (&selected.flows[0], &gamma_1.flows[0]);

@@ -1,6 +1,6 @@
 //! Test-only: the Vegas family behind one FIFO bottleneck with ACK clocking
-//! (one ACK per packet, no loss), the setting of seed 002 section IV and
-//! seed 004 section III: a link of mu packets per second and a fixed
+//! (one ACK per packet, no loss), the setting of Gallop-Vegas section IV and
+//! Vanichpun & Feng section III: a link of mu packets per second and a fixed
 //! round-trip propagation delay. Checks that the per-RTT rules behave under
 //! real ACK clocking and not only with whole-window ACKs.
 
@@ -148,7 +148,7 @@ const RATE: u32 = 1000;
 const PROP: Duration = Duration::from_millis(100);
 const BDP_PKTS: f64 = 101.0;
 
-/// Seed 002: with the round-average RTT (IV-A, eq. 13) the queue that
+/// Gallop-Vegas: with the round-average RTT (IV-A, eq. 13) the queue that
 /// Gallop-Vegas's extra packets build within a window's train is what
 /// first lifts Delta above gamma, at the "conspicuous" window of eq. 7 and
 /// 13; incr is then halved and slow start ends below the BDP with far less
@@ -200,7 +200,7 @@ fn gallop_leaves_slow_start_gently_after_its_conspicuous_window() {
     );
     // Gallop-Vegas has settled with a few packets queued (alpha <= Diff
     // <= beta); Vegas, out of slow start at 7/8 of 32 packets, is still
-    // climbing one packet per RTT (seed 002 eq. 6 vs 19).
+    // climbing one packet per RTT (Gallop-Vegas eq. 6 vs 19).
     let cwnd = gallop.cwnd_pkts();
     assert!((BDP_PKTS..=BDP_PKTS + 3.0).contains(&cwnd), "{cwnd}");
     assert!(vegas.cwnd_pkts() < BDP_PKTS, "{}", vegas.cwnd_pkts());

@@ -87,10 +87,10 @@ pub enum SlowStartExitCause {
     /// cwnd reached ssthresh.
     Ssthresh,
     /// Gallop-Vegas: Diff >= beta; the window was cut by the last increment
-    /// and the surplus Diff - beta (seed 002 III-C, status 2).
+    /// and the surplus Diff - beta (Gallop-Vegas III-C, status 2).
     DiffAtLeastBeta,
     /// Gallop-Vegas: gamma < Diff < beta halved the increment to one
-    /// packet (`ssthresh = 2` in seed 002 III-C); slow start ended one RTT
+    /// packet (`ssthresh = 2` in Gallop-Vegas III-C); slow start ended one RTT
     /// later.
     IncrementAtOne,
 }

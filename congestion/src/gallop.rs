@@ -1,6 +1,6 @@
 //! Gallop-Vegas slow start: C.-Y. Ho, Y.-C. Chan and Y.-C. Chen,
-//! "Gallop-Vegas: An Enhanced Slow-Start Mechanism for TCP Vegas" (seed
-//! 002), sections III-B (scheme, Table 1) and III-C (pseudo code).
+//! "Gallop-Vegas: An Enhanced Slow-Start Mechanism for TCP Vegas",
+//! sections III-B (scheme, Table 1) and III-C (pseudo code).
 //!
 //! Implemented: "stable growth". Once per RTT (a round of the
 //! [`crate::RoundSampler`]) the pseudo code of III-C runs on that RTT's

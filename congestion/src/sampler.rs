@@ -20,12 +20,12 @@
 //!   byte falls into exactly one round, thinned or bunched ACKs move round
 //!   boundaries but not the rate: N bytes over T seconds stay N/T.
 //! - Actual, four ways ([`ActualBytes`]):
-//!   - `AckedOverRoundRtt` (paper mode; seeds 002 and 004): Actual = W / D,
+//!   - `AckedOverRoundRtt` (paper mode; Gallop-Vegas and Vanichpun & Feng): Actual = W / D,
 //!     W the bytes acknowledged in the round and D the mean RTT of their
-//!     samples. Seed 002 section II: "Expected = W/d and Actual = W/D";
+//!     samples. Gallop-Vegas section II: "Expected = W/d and Actual = W/D";
 //!     IV-A: "In an actual Vegas implementation, D is the smoothed RTT ...
 //!     the average of the actual RTTs of all packets in the same round";
-//!     seed 004 section III models the same. With Expected's window the
+//!     Vanichpun & Feng section III models the same. With Expected's window the
 //!     same W ([`ExpectedWindow::InTransit`]), Diff = W (1 - d / D), the
 //!     formula both papers' analyses and tables use.
 //!   - `Sent` (III-B read literally): bytes *sent* in the round / interval:
@@ -135,7 +135,7 @@
 //!   round and paces its BaseRTT drains (`VegasConfig::pacing_headroom_pkts`
 //!   in `vegas.rs`): 2.5 and 3.6 packets. With an ACK every 16 packets a
 //!   round still has only 3 to 5 frames, and its bounds can be 20 ms apart;
-//!   some paths still lock there (README, issue 5 table).
+//!   some paths still lock there (README, "Measured: ACK-frequency awareness").
 //! - A round that ends with fewer than `min_round_samples` RTT samples or
 //!   `min_round_bytes` bytes is extended to the next distinguished packet
 //!   instead of being reported. A peer that acknowledges less often than
@@ -305,8 +305,8 @@ pub enum RoundRttStat {
     /// Smallest sample in the round (Linux `tcp_vegas.c` `minRTT`).
     Min,
     /// Mean of the samples: the "average RTT" of the actual implementation
-    /// that Vanichpun & Feng (seed 004, section III) and Ho, Chan & Chen
-    /// (seed 002, section IV-A) assume.
+    /// that Vanichpun & Feng (section III) and Ho, Chan & Chen
+    /// (Gallop-Vegas, section IV-A) assume.
     Mean,
 }
 
@@ -323,7 +323,7 @@ pub enum BaseRttMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ActualBytes {
     /// Bytes acknowledged in the round over the round's RTT (`round_rtt`):
-    /// Actual = W / D of seed 002 section II and seed 004 section III (the
+    /// Actual = W / D of Gallop-Vegas section II and Vanichpun & Feng section III (the
     /// paper mode).
     AckedOverRoundRtt,
     /// Bytes sent in the round over the round's interval (III-B "bytes
@@ -408,8 +408,8 @@ impl SamplerConfig {
     /// The paper's measurement (III-B): raw RTT samples, BaseRTT the minimum
     /// ever seen, one sample per round; rounds that did not use the window
     /// (the QUIC handshake) are ignored. The round RTT is the mean and
-    /// Actual = W / D, Diff = W (1 - d / D) (seed 002 II and IV-A, seed
-    /// 004 III: the papers' model of the implementation).
+    /// Actual = W / D, Diff = W (1 - d / D) (Gallop-Vegas II and IV-A,
+    /// Vanichpun & Feng III: the papers' model of the implementation).
     pub fn paper() -> Self {
         SamplerConfig {
             subtract_ack_delay: false,
@@ -1978,7 +1978,7 @@ mod tests {
 
     #[test]
     fn paper_actual_is_the_window_over_the_mean_rtt() {
-        // Seed 002 II / IV-A: Actual = W / D, D the round's mean RTT, so
+        // Gallop-Vegas II / IV-A: Actual = W / D, D the round's mean RTT, so
         // Diff = W (1 - d / D) whatever the round's interval.
         let t0 = Instant::now();
         let mut sampler = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();

@@ -489,7 +489,7 @@ mod tests {
             ("approach", "2"),
         ]);
         let v = vegas(COMPAT, "vegas-compat", &p, 10, 1200).unwrap();
-        // Seed 003 Table 4: B = 100, Approach 2 gives beta 46, alpha 45.
+        // Feng & Vanichpun Table 4: B = 100, Approach 2 gives beta 46, alpha 45.
         assert_eq!(v.beta_pkts(), 46.0);
         assert_eq!(v.alpha_pkts(), 45.0);
         let e = vegas(

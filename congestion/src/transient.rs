@@ -2,7 +2,7 @@
 //! functions.
 //!
 //! Part 1: S. Vanichpun and W. Feng, "On the Transient Behavior of TCP
-//! Vegas", IEEE ICCCN 2002 (seed 004): uncongested BaseRTT d (eq. 2),
+//! Vegas", IEEE ICCCN 2002: uncongested BaseRTT d (eq. 2),
 //! transient period T and convergence time C_time = T/d (eq. 3-5), critical
 //! window W*(gamma) at which Vegas leaves slow start (eq. 6-9), the ideal
 //! gamma for a critical window (eq. 10), target window W^ = lambda d + alpha
@@ -11,15 +11,15 @@
 //! (ns-2's, eq. 16, or plain doubling every other RTT).
 //!
 //! Part 2: C.-Y. Ho, Y.-C. Chan and Y.-C. Chen, "Gallop-Vegas: An Enhanced
-//! Slow-Start Mechanism for TCP Vegas" (seed 002), section IV: the window
+//! Slow-Start Mechanism for TCP Vegas", section IV: the window
 //! sequences of Tables 2 and 3 (eq. 7), the conspicuous window of Vegas
 //! (eq. 3-6) and Gallop-Vegas (eq. 8-13), and the RTTs Gallop-Vegas needs to
 //! reach the available bandwidth (eq. 14-19).
 //!
 //! Interpretation choices:
 //!
-//! 1. Rounds are numbered from 1 in seed 004 (W_1, W_2, ...) and RTTs from 0
-//!    in seed 002 (Tables 2-3); each function keeps its paper's numbering.
+//! 1. Rounds are numbered from 1 in Vanichpun & Feng (W_1, W_2, ...) and RTTs from 0
+//!    in Gallop-Vegas (Tables 2-3); each function keeps its paper's numbering.
 //!    Vegas holds its window for two rounds (W_i = W_{i+1}, i odd), so the
 //!    round m that ends slow start in eq. 13-15 is taken to be even (the
 //!    second round of a pair) and W_{m-2} is the previous pair's window.
@@ -35,13 +35,13 @@
 //! 3. If the target window lies below the first interval of eq. 14, or the
 //!    chosen exit round is the first pair (no W_{m-2}, so no averaged
 //!    window), gamma is the lower bound 1 of eq. 14.
-//! 4. Seed 002, Vegas: the text derives an odd l >= 2 lg(1 + sqrt(1 +
+//! 4. Gallop-Vegas, Vegas: the text derives an odd l >= 2 lg(1 + sqrt(1 +
 //!    16 mu d)) - 3, but both worked examples use the first RTT at which
 //!    the doubled window reaches the bound (W_l = 64 at the 10th RTT, 32 at
 //!    the 8th) and then get 579 and 136 from eq. 6; this module follows the
 //!    examples. Example 2 uses the 156-packet window it prints, not
 //!    mu d = 156.25 (which gives 137).
-//! 5. Seed 002, Gallop-Vegas: eq. 12-13 are Cardano's formula for the cubic
+//! 5. Gallop-Vegas: eq. 12-13 are Cardano's formula for the cubic
 //!    (k - 1)(k^2 - k + 2) = 2 mu d (eq. 11) or 4 mu d (average RTT); as
 //!    printed they drop a constant 8/27 from the first term, which is kept
 //!    here (exact root). The conspicuous RTT k is the smallest integer
@@ -79,11 +79,12 @@ fn check_non_negative(field: &'static str, value: f64) -> Result<f64, ParamError
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SlowStartRtt {
     /// The RTT of the round's last packet, which queues behind half the
-    /// window at the sender: D = d + W/(2 mu_1) (seed 004 eq. 6 and 8; seed
-    /// 002 eq. 3-4 and, for Gallop-Vegas, D = d + (z_k - 1)/mu, eq. 8-12).
+    /// window at the sender: D = d + W/(2 mu_1) (Vanichpun & Feng eq. 6 and
+    /// 8; Gallop-Vegas eq. 3-4 and, for Gallop-Vegas, D = d + (z_k - 1)/mu,
+    /// eq. 8-12).
     LastPacket,
     /// The average RTT of the round, as implementations measure it:
-    /// D = d + W/(4 mu_1) (seed 004 eq. 9; seed 002 eq. 5 and, for
+    /// D = d + W/(4 mu_1) (Vanichpun & Feng eq. 9; Gallop-Vegas eq. 5 and, for
     /// Gallop-Vegas, D = d + (z_k - 1)/(2 mu), eq. 13).
     RoundAverage,
 }
@@ -100,7 +101,7 @@ impl SlowStartRtt {
 }
 
 // ---------------------------------------------------------------------------
-// Vegas transient analysis (seed 004)
+// Vegas transient analysis (Vanichpun & Feng)
 // ---------------------------------------------------------------------------
 
 /// Uncongested round-trip time d (seconds), eq. 2:
@@ -444,7 +445,7 @@ pub fn select_gamma_for_available_rate(
 }
 
 // ---------------------------------------------------------------------------
-// Gallop-Vegas analysis (seed 002 section IV)
+// Gallop-Vegas analysis (Gallop-Vegas section IV)
 // ---------------------------------------------------------------------------
 
 /// Vegas window W_i (packets) at RTT i (from 0), Table 2: 2^(i/2 + 1) for
@@ -496,7 +497,7 @@ pub fn vegas_conspicuous_window(
     rtt: SlowStartRtt,
 ) -> Result<ConspicuousWindow, ParamError> {
     let bdp_pkts = check_positive("bdp_pkts", bdp_pkts)?;
-    // Eq. 4 / 5 are eq. 8 / 9 of seed 004 with gamma = 1.
+    // Eq. 4 / 5 are eq. 8 / 9 of Vanichpun & Feng with gamma = 1.
     let bound_pkts = critical_window_for_bdp(1.0, bdp_pkts, rtt);
     // Each window value first appears at an even RTT index (Table 2).
     let mut rtt_index = 0;
@@ -744,7 +745,7 @@ mod tests {
 
     #[test]
     fn eq_8_last_packet_critical_window() {
-        // Eq. 8 with gamma = 1 and mu d = 625 (seed 002 example 1, eq. 4).
+        // Eq. 8 with gamma = 1 and mu d = 625 (Gallop-Vegas example 1, eq. 4).
         let window = critical_window_pkts(1.0, 6250.0, 0.1, SlowStartRtt::LastPacket).unwrap();
         assert!((window - (1.0 + 5001f64.sqrt()) / 2.0).abs() < 1e-12);
     }

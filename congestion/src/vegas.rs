@@ -11,7 +11,7 @@
 //!   other round; in between it is held so Expected and Actual can be
 //!   compared. When Diff > gamma (one buffer) at the end of a held round,
 //!   Vegas leaves slow start and cuts the window by 1/8 (the cut is from
-//!   seed 002 section II and seed 004's 7/8 W; the library's default
+//!   Gallop-Vegas section II and Vanichpun & Feng's 7/8 W; the library's default
 //!   keeps the pipe instead, as Linux does: [`SlowStartExitWindow`]).
 //! - III-A: the window is only decreased for a loss if the lost packet was
 //!   sent after the last decrease.
@@ -28,7 +28,7 @@
 //!   round in which the window grew" below); Vegas never tests Diff after
 //!   such a round, so its decisions are unchanged, only the recorded Diff.
 //! - Slow start: the first round (and the first after a timeout) is held,
-//!   as seed 002 Table 2 (W_0 = W_1). In a growing round the window grows
+//!   as Gallop-Vegas Table 2 (W_0 = W_1). In a growing round the window grows
 //!   by the bytes each ACK acknowledges, at most to twice its value at the
 //!   round start and to ssthresh. Diff is only tested after held rounds.
 //!   Rounds the sampler marks unusable make no decision; in slow start the
@@ -72,22 +72,22 @@
 //! The Vegas family. [`VegasConfig`] composes four independent choices:
 //!
 //! - slow start ([`SlowStartKind`]): Vegas's III-C doubling every other
-//!   round, or Gallop-Vegas's stable growth ([`crate::gallop`], seed 002);
+//!   round, or Gallop-Vegas's stable growth ([`crate::gallop`]);
 //! - congestion avoidance ([`AvoidanceKind`]): Vegas's fixed alpha/beta, or
-//!   Vegas-A's adaptive ones ([`crate::vegas_a`], seed 001);
+//!   Vegas-A's adaptive ones ([`crate::vegas_a`]);
 //! - where alpha/beta come from ([`AlphaBetaSource`]): fixed values, or the
-//!   Reno-compatible formulas of seed 003 ([`crate::reno_compat`]) from the
+//!   Reno-compatible formulas of Feng & Vanichpun ([`crate::reno_compat`]) from the
 //!   bottleneck buffer and the numbers of Reno and Vegas flows, computed
 //!   once when the controller is built;
 //! - where gamma comes from: `gamma_pkts`, or (with
-//!   `gamma_rate_pkts_per_sec` set) seed 004's selection rule, eq. 12 and
+//!   `gamma_rate_pkts_per_sec` set) Vanichpun & Feng's selection rule, eq. 12 and
 //!   14 / 15 ([`crate::transient::select_gamma_for_available_rate`]), run
 //!   once per path at the end of the first usable round, when BaseRTT d is
 //!   first known: target window W^ = lambda d + alpha, lambda the
 //!   configured available rate, over the window sequence this Vegas slow
 //!   start produces (W_1 = W_2 = initial window, doubling every other
 //!   round). Eq. 14-15 are applied as printed, with lambda in the
-//!   denominator 4 lambda d + Wbar (seed 004 section IV-B: "mu_1 and W*
+//!   denominator 4 lambda d + Wbar (Vanichpun & Feng section IV-B: "mu_1 and W*
 //!   should be replaced by the available rate (lambda) and the target
 //!   window"; see interpretation 2 of [`crate::transient`] for the
 //!   paper's example, which used mu_1). The rule assumes Vegas's doubling
@@ -107,7 +107,7 @@
 //! | Gallop | Vegas-A | compat | `gallop-vegas-a-compat` |
 //!
 //! The gamma source does not change the name (it is a Vegas parameter
-//! choice, seed 004). With Vegas-A and compat alpha/beta, Vegas-A starts
+//! choice, Vanichpun & Feng). With Vegas-A and compat alpha/beta, Vegas-A starts
 //! from the compat values instead of 1 and 3.
 //!
 //! Diff of a round in which the window grew (Gallop-Vegas every slow-start
@@ -122,10 +122,13 @@
 //! would read low by about that growth (for Gallop-Vegas the increment
 //! incr, which can be tens of packets).
 //!
-//! Seeds cited: seed 001 = Srijith, Jacob & Ananda, "TCP Vegas-A"; seed
-//! 002 = Ho, Chan & Chen, "Gallop-Vegas"; seed 003 = Feng & Vanichpun,
-//! "Enabling Compatibility Between TCP Reno and TCP Vegas"; seed 004 =
-//! Vanichpun & Feng, "On the Transient Behavior of TCP Vegas".
+//! References: Brakmo & Peterson, "TCP Vegas: End to End Congestion
+//! Avoidance on a Global Internet" (IEEE JSAC 1995); Vegas-A: Srijith,
+//! Jacob & Ananda, "TCP Vegas-A: Improving the Performance of TCP Vegas";
+//! Gallop-Vegas: Ho, Chan & Chen, "Gallop-Vegas: An Enhanced Slow-Start
+//! Mechanism for TCP Vegas"; Feng & Vanichpun, "Enabling Compatibility
+//! Between TCP Reno and TCP Vegas"; Vanichpun & Feng, "On the Transient
+//! Behavior of TCP Vegas".
 
 use std::time::Duration;
 use std::time::Instant;
@@ -161,16 +164,16 @@ pub const PAPER_ALPHA_PKTS: f64 = 1.0;
 /// III-B: beta = 3 packets.
 pub const PAPER_BETA_PKTS: f64 = 3.0;
 /// III-C: leave slow start when Actual falls below Expected "by the
-/// equivalent of one router buffer" (seed 002 section II: gamma = 1).
+/// equivalent of one router buffer" (Gallop-Vegas section II: gamma = 1).
 pub const PAPER_GAMMA_PKTS: f64 = 1.0;
-/// Seed 002 section II: on leaving slow start Vegas "decreases its
-/// congestion window size by 1/8" (seed 004: 7/8 W).
+/// Gallop-Vegas section II: on leaving slow start Vegas "decreases its
+/// congestion window size by 1/8" (Vanichpun & Feng: 7/8 W).
 pub const SLOW_START_EXIT_CUT_DIVISOR: usize = 8;
 /// RFC 9002 section 7.2 kMinimumWindow: 2 datagrams.
 pub const MIN_WINDOW_PKTS: usize = 2;
 /// RFC 9002 section 7.2: initial window of 10 datagrams.
 pub const QUIC_INITIAL_WINDOW_PKTS: usize = 10;
-/// Seed 002 Table 2: Vegas slow start from W_0 = 2 packets.
+/// Gallop-Vegas Table 2: Vegas slow start from W_0 = 2 packets.
 pub const PAPER_INITIAL_WINDOW_PKTS: usize = 2;
 /// Reno's multiplicative decrease (RFC 9002 7.3.2 kLossReductionFactor),
 /// which Vegas keeps (III-A, V).
@@ -261,8 +264,8 @@ pub enum PtoResponse {
 /// The window Vegas keeps when Diff > gamma ends its slow start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SlowStartExitWindow {
-    /// Seed 002 section II: "decreases its congestion window size by 1/8"
-    /// (seed 004: 7/8 W).
+    /// Gallop-Vegas section II: "decreases its congestion window size by 1/8"
+    /// (Vanichpun & Feng: 7/8 W).
     CutEighth,
     /// The pipe, as Linux `tcp_vegas.c` sets it on leaving slow start
     /// ("cwnd = (actual rate) * baseRTT", plus one packet), but never more
@@ -286,7 +289,7 @@ pub enum SlowStartExitWindow {
     ///
     /// On real sockets ACKs come in clumps and every rate reads high: the
     /// 7/8 bound then holds (100 Mbit/s through the link emulator).
-    /// Gallop-Vegas makes its own cut (seed 002 III-C) and then keeps at
+    /// Gallop-Vegas makes its own cut (Gallop-Vegas III-C) and then keeps at
     /// most the pipe too: its cut left 60 packets queued at 100 Mbit/s x
     /// 200 ms, which the BaseRTT drains kept restoring.
     Pipe,
@@ -298,7 +301,7 @@ pub enum SlowStartKind {
     /// Brakmo & Peterson III-C: double every other round, leave when
     /// Diff > gamma with a 1/8 cut.
     Vegas,
-    /// Gallop-Vegas "stable growth" (seed 002 III-B/C, [`crate::gallop`]).
+    /// Gallop-Vegas "stable growth" (Gallop-Vegas III-B/C, [`crate::gallop`]).
     Gallop,
 }
 
@@ -307,7 +310,7 @@ pub enum SlowStartKind {
 pub enum AvoidanceKind {
     /// Brakmo & Peterson III-B with fixed alpha and beta.
     Vegas,
-    /// Vegas-A: alpha and beta adapt once per round (seed 001 section 3,
+    /// Vegas-A: alpha and beta adapt once per round (Vegas-A section 3,
     /// [`crate::vegas_a`]).
     VegasA,
 }
@@ -317,7 +320,7 @@ pub enum AvoidanceKind {
 pub enum AlphaBetaSource {
     /// `alpha_pkts` and `beta_pkts`.
     Fixed,
-    /// Seed 003 (Feng & Vanichpun): beta = floor(q_v), alpha = beta - 1,
+    /// Feng & Vanichpun: beta = floor(q_v), alpha = beta - 1,
     /// q_v from the bottleneck buffer and the flow counts
     /// ([`compat_alpha_beta`]); `alpha_pkts` and `beta_pkts` are ignored.
     RenoCompat {
@@ -412,10 +415,10 @@ pub struct VegasConfig {
     pub avoidance: AvoidanceKind,
     /// Fixed or Reno-compatible alpha/beta.
     pub alpha_beta: AlphaBetaSource,
-    /// Available rate lambda (packets per second) for seed 004's gamma
+    /// Available rate lambda (packets per second) for Vanichpun & Feng's gamma
     /// selection; None: gamma is `gamma_pkts`. Field name `gamma_rate`.
     pub gamma_rate_pkts_per_sec: Option<f64>,
-    /// Seed 004 Approach 1 (Basic, eq. 14) or 2 (Enhanced, eq. 15); used
+    /// Vanichpun & Feng Approach 1 (Basic, eq. 14) or 2 (Enhanced, eq. 15); used
     /// only with `gamma_rate_pkts_per_sec`.
     pub gamma_approach: GammaApproach,
 }
@@ -449,7 +452,7 @@ impl VegasConfig {
     }
 
     /// Robust Vegas-A: [`VegasConfig::default`] with Vegas-A congestion
-    /// avoidance (alpha 1, beta 3 at the start, as seed 001 section 3).
+    /// avoidance (alpha 1, beta 3 at the start, as Vegas-A section 3).
     pub fn vegas_a() -> Self {
         VegasConfig::default().with_vegas_a()
     }
@@ -462,7 +465,7 @@ impl VegasConfig {
     }
 
     /// Robust Reno-compatible Vegas: [`VegasConfig::default`] with alpha and
-    /// beta from seed 003 for a bottleneck buffer of `buffer_pkts` shared
+    /// beta from Feng & Vanichpun for a bottleneck buffer of `buffer_pkts` shared
     /// by `reno_flows` Reno and `vegas_flows` Vegas flows.
     pub fn compat(
         buffer_pkts: f64,
@@ -489,7 +492,7 @@ impl VegasConfig {
         }
     }
 
-    /// This configuration with Reno-compatible alpha/beta (seed 003).
+    /// This configuration with Reno-compatible alpha/beta (Feng & Vanichpun).
     pub fn with_compat(
         self,
         buffer_pkts: f64,
@@ -508,7 +511,7 @@ impl VegasConfig {
         }
     }
 
-    /// This configuration with gamma selected at run time (seed 004) for an
+    /// This configuration with gamma selected at run time (Vanichpun & Feng) for an
     /// available rate of `rate_pkts_per_sec`.
     pub fn with_selected_gamma(self, rate_pkts_per_sec: f64, approach: GammaApproach) -> Self {
         VegasConfig {
@@ -551,7 +554,7 @@ impl VegasConfig {
     }
 
     /// The alpha and beta (packets) the controller starts with: the fixed
-    /// fields, or seed 003's formulas.
+    /// fields, or Feng & Vanichpun's formulas.
     pub fn alpha_beta_pkts(&self) -> Result<(f64, f64), ParamError> {
         match self.alpha_beta {
             AlphaBetaSource::Fixed => Ok((self.alpha_pkts, self.beta_pkts)),
@@ -628,7 +631,7 @@ impl VegasConfig {
                 return Err(ParamError::new(
                     "gamma_rate",
                     rate,
-                    "none with Gallop-Vegas slow start (seed 004 eq. 14-15 select \
+                    "none with Gallop-Vegas slow start (Vanichpun & Feng eq. 14-15 select \
                      gamma for Vegas's doubling-every-other-round windows)",
                 ));
             }
@@ -702,7 +705,7 @@ pub struct Vegas {
     vegas_a: Option<VegasA>,
     /// Gallop-Vegas state, with [`SlowStartKind::Gallop`].
     gallop: Option<GallopSlowStart>,
-    /// Seed 004's gamma choice, once made.
+    /// Vanichpun & Feng's gamma choice, once made.
     gamma_choice: Option<GammaChoice>,
     /// The window when the round in progress started: Expected's
     /// WindowSize, and the base of the slow-start doubling.
@@ -816,13 +819,13 @@ impl Vegas {
         self.beta_pkts
     }
 
-    /// gamma in force (packets): `gamma_pkts`, or seed 004's choice once
+    /// gamma in force (packets): `gamma_pkts`, or Vanichpun & Feng's choice once
     /// made.
     pub fn gamma_pkts(&self) -> f64 {
         self.gamma_pkts
     }
 
-    /// Seed 004's gamma choice (eq. 14 / 15), once BaseRTT is known; None
+    /// Vanichpun & Feng's gamma choice (eq. 14 / 15), once BaseRTT is known; None
     /// without `gamma_rate_pkts_per_sec`.
     pub fn gamma_choice(&self) -> Option<&GammaChoice> {
         self.gamma_choice.as_ref()
@@ -955,7 +958,7 @@ impl Vegas {
     /// up to twice the window at the round start and up to ssthresh.
     ///
     /// Gallop-Vegas instead adds this ACK's share of the RTT's increment
-    /// (seed 002 III-B), up to ssthresh.
+    /// (Gallop-Vegas III-B), up to ssthresh.
     fn slow_start_on_ack(&mut self, now: Instant, acked_bytes: usize) {
         let (grow_bytes, limit_bytes) = match &mut self.gallop {
             Some(gallop) => (gallop.on_ack(acked_bytes), self.ssthresh_bytes),
@@ -1032,7 +1035,7 @@ impl Vegas {
         }
     }
 
-    /// End of a Gallop-Vegas slow-start round: the block of seed 002 III-C
+    /// End of a Gallop-Vegas slow-start round: the block of Gallop-Vegas III-C
     /// ([`GallopSlowStart::on_round`]).
     fn gallop_slow_start_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
         let Some(gallop) = &mut self.gallop else {
@@ -1066,7 +1069,7 @@ impl Vegas {
     }
 
     /// Gallop-Vegas `ssthresh = 2` from `if (incr <= 1)`: the RTT after it
-    /// has ended, slow start ends (seed 002 III-B: "transit to the
+    /// has ended, slow start ends (Gallop-Vegas III-B: "transit to the
     /// congestion-avoidance phase at the next RTT").
     fn end_gallop_slow_start(&mut self, now: Instant) {
         let Some(gallop) = &mut self.gallop else {
@@ -1108,7 +1111,7 @@ impl Vegas {
         }
     }
 
-    /// End of a Vegas-A congestion-avoidance round (seed 001 section 3,
+    /// End of a Vegas-A congestion-avoidance round (Vegas-A section 3,
     /// [`VegasA::on_round`]).
     fn vegas_a_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
         let Some(vegas_a) = &mut self.vegas_a else {
@@ -1134,7 +1137,7 @@ impl Vegas {
         step.window
     }
 
-    /// Seed 004 gamma selection, once per path, when BaseRTT is first
+    /// Vanichpun & Feng gamma selection, once per path, when BaseRTT is first
     /// known (module documentation).
     fn select_gamma(&mut self, base_rtt: Duration) {
         let Some(rate_pkts_per_sec) = self.config.gamma_rate_pkts_per_sec else {
@@ -1144,7 +1147,7 @@ impl Vegas {
             return;
         }
         // Our slow start: W_1 = W_2 = initial window, doubling every other
-        // round (seed 004 section IV-B, "determined based upon W_1").
+        // round (Vanichpun & Feng section IV-B, "determined based upon W_1").
         let schedule = VegasSlowStart::DoublingEveryOtherRound {
             initial_window_pkts: self.config.initial_cwnd_pkts as f64,
         };
@@ -1540,7 +1543,7 @@ impl Controller for Vegas {
                 beta_pkts: self.beta_pkts,
             });
         }
-        // Seed 004: gamma is selected again for the new path's BaseRTT.
+        // Vanichpun & Feng: gamma is selected again for the new path's BaseRTT.
         self.gamma_pkts = self.config.gamma_pkts;
         self.gamma_choice = None;
         self.round_start_cwnd_bytes = self.cwnd_bytes;
@@ -1873,7 +1876,7 @@ mod tests {
         ));
     }
 
-    /// Seed 002 (Gallop-Vegas) Table 2: Vegas slow start from W_0 = 2 while
+    /// Gallop-Vegas Table 2: Vegas slow start from W_0 = 2 while
     /// Diff stays below gamma: W_i = 2, 2, 4, 4, 8, 8, ... and the increase
     /// z_i = 0, 2, 0, 4, 0, 8, ...
     /// Runs `config` from its initial window through a bottleneck of one
@@ -2525,7 +2528,7 @@ mod tests {
             .collect()
     }
 
-    /// Seed 002 Table 3 / eq. 7: Gallop-Vegas slow start from W_0 = 2 while
+    /// Gallop-Vegas Table 3 / eq. 7: Gallop-Vegas slow start from W_0 = 2 while
     /// Diff stays below gamma: W_i = (i^2 - i + 4) / 2 = 2, 2, 3, 5, 8, 12,
     /// ... and z_i = i; incr = i + 1 after RTT i; every RTT is a growing
     /// one (no held rounds).
@@ -2738,7 +2741,7 @@ mod tests {
 
     #[test]
     fn compat_alpha_beta_come_from_buffer_and_flow_counts() {
-        // Seed 003 Fig. 5: B = 10, one flow of each, Approach 1: 3B/7 =
+        // Feng & Vanichpun Fig. 5: B = 10, one flow of each, Approach 1: 3B/7 =
         // 4.28 -> beta 4, alpha 3.
         let config = VegasConfig::paper().with_compat(10.0, 1, 1, CompatApproach::One);
         assert_eq!(config.alpha_beta_pkts(), Ok((3.0, 4.0)));

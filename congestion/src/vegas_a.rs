@@ -1,6 +1,6 @@
 //! TCP Vegas-A congestion avoidance: K. N. Srijith, L. Jacob and A. L.
 //! Ananda, "TCP Vegas-A: Improving the Performance of TCP Vegas", Computer
-//! Communications 2005 (seed 001), section 3.
+//! Communications 2005, section 3.
 //!
 //! Implemented: the pseudo code of section 3 (lines 01-25). Once per round
 //! (RTT) Vegas-A compares Diff with alpha and beta, as Vegas does (Brakmo &

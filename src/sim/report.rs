@@ -10,18 +10,18 @@
 //! - `slow_start_exit_s` / `_cwnd_pkts`: vegas-cc controllers report it (the
 //!   `SlowStartExit` record); for quiche's own algorithms it is the first
 //!   decrease of the sender's window, with the window just before it.
-//! - `convergence_rtts`: C_time = T / BaseRTT (Vanichpun & Feng, seed 004,
+//! - `convergence_rtts`: C_time = T / BaseRTT (Vanichpun & Feng, Vanichpun & Feng,
 //!   eq. 4). Operational definition of "reached equilibrium": W_eq is the
 //!   median window (packets) over the second half of the flow's active
 //!   time; T is the time from the flow's start until the window enters
 //!   W_eq +- max(2 packets, 10% of W_eq) and stays there for the rest of the
 //!   flow. BaseRTT is the smallest network RTT sample. Null when the flow
 //!   never settles or lasted less than 10 BaseRTTs.
-//! - `jain_index`: (sum x)^2 / (n sum x^2) over the flows' goodputs (seed
-//!   000 section V-A).
+//! - `jain_index`: (sum x)^2 / (n sum x^2) over the flows' goodputs
+//!   (Brakmo & Peterson section V-A).
 //! - `loss_based_over_vegas`: bytes delivered by the loss-based flows
 //!   (newreno, reno, cubic) over those of the Vegas-family flows, the
-//!   ACK_R/ACK_V ratio of seed 003's tables; null without both groups.
+//!   ACK_R/ACK_V ratio of Feng & Vanichpun's tables; null without both groups.
 //! - `peak_rss_mb`: the process's peak resident memory (VmHWM, Linux) when
 //!   the summary was made, in MiB: the whole run's when `vegas-lab` runs
 //!   one scenario; null where the system does not report it.

@@ -386,7 +386,7 @@ fn default_max_ack_delay() -> Dur {
 }
 
 /// Short flows with Poisson arrivals and Pareto sizes, standing in for the
-/// Vegas paper's tcplib background traffic (seed 000 section IV-B).
+/// Vegas paper's tcplib background traffic (Brakmo & Peterson section IV-B).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BackgroundConfig {
