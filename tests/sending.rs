@@ -328,7 +328,7 @@ fn rtt_samples_stay_right_when_the_application_does_not_pace() {
     assert!(rtt >= path_rtt, "cubic: {rtt:?}");
 }
 
-/// Regression (quiche 0.30.0, fixed by 0003-stale-flushable-stream.patch):
+/// Regression (quiche 0.30.0, fixed by 0005-stale-flushable-stream.patch):
 /// a stream whose data is acknowledged while a PTO has queued it for
 /// retransmission stayed in quiche's queue of streams to send with nothing
 /// to send; at the front of the queue (urgency 0, as HTTP/3's control and
