@@ -53,9 +53,12 @@ pub struct RoundDecision {
     pub now: Instant,
     pub base_rtt: Duration,
     pub round_rtt: Duration,
-    /// Expected = cwnd / BaseRTT.
+    /// Expected = W / BaseRTT, W the window in transit (Actual x round
+    /// RTT, at most the window; see `vegas` module docs).
     pub expected_bytes_per_sec: f64,
-    /// Actual = bytes acknowledged in the round / round RTT.
+    /// Actual as the sampler's `actual_bytes` says: by default bytes
+    /// delivered over the span their packets were sent in; in paper mode
+    /// bytes acknowledged in the round / round RTT.
     pub actual_bytes_per_sec: f64,
     /// Diff = (Expected - Actual) * BaseRTT, in packets.
     pub diff_pkts: f64,

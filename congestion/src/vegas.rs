@@ -3,7 +3,9 @@
 //! All RTT and rate measurements come from the [`RoundSampler`].
 //!
 //! - III-B congestion avoidance, once per round: BaseRTT = minimum RTT,
-//!   Expected = cwnd / BaseRTT, Actual from the sampler,
+//!   Expected = W / BaseRTT, Actual from the sampler, where W is the window
+//!   in transit: Actual x round RTT, at most the window (the paper's
+//!   "WindowSize": with the paper's Actual = W / D it is W itself),
 //!   Diff = (Expected - Actual) * BaseRTT in packets of max_datagram_size.
 //!   Diff < alpha: +1 packet; Diff > beta: -1 packet; otherwise unchanged
 //!   (alpha = 1, beta = 3).
@@ -61,8 +63,10 @@
 //!   timer).
 //! - Persistent congestion (RFC 9002 7.6.2): cwnd = minimum window, slow
 //!   start from a held round.
-//! - Pacing: gain * cwnd / smoothed_rtt (RFC 9002 7.7, gain 1.25) by
-//!   default; the paper's Vegas is purely ACK-clocked, so `paper()` does
+//! - Pacing by default: gain 1.0 ([`VEGAS_PACING_GAIN`]) x cwnd / the
+//!   smoothed RTT in slow start and / the sampler's credit cycle in
+//!   congestion avoidance ([`PacingPeriod`]), capped there near the recent
+//!   Actual; the paper's Vegas is purely ACK-clocked, so `paper()` does
 //!   not pace.
 //!
 //! Slow start (`slow_start_on_ack`, `slow_start_step`) and congestion
