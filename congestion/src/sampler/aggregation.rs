@@ -1,0 +1,358 @@
+//! The ACK-aggregation estimator: ACK-frame bursts, the release lattice
+//! of a receiver or network that releases ACKs on a clock, the phase lock
+//! and the hold bounds a round's RTT is read from on such paths, and the
+//! delivery rate over recent frames outside bursts.
+
+use super::*;
+
+/// RFC 9000 section 13.2.2: a receiver acknowledges at least every second
+/// ack-eliciting packet, so a window of 6 packets already gives a round
+/// three samples. A peer that acknowledges less often (the ACK frequency
+/// extension, ACK thinning) is seen once its frames newly acknowledge more
+/// than this many packets on average (2 plus room for the frame after a
+/// loss or a reordering that acknowledges a third).
+pub const THINNED_ACK_PKTS_PER_FRAME: f64 = 2.5;
+
+/// The fewest packets a delivery rate is read over (the round's fastest rate,
+/// `RoundSample::max_ack_rate_bytes_per_sec`). One
+/// frame of one or two packets times a gap of a few packet times, and a
+/// real receiver's and network's jitter is of that order: two frames 0.1 ms
+/// apart read 27 MB/s on a 12.5 MB/s link (the link emulator, 100 Mbit/s).
+/// 16 packets are one frame of a peer that ACKs every 16, eight of one
+/// that ACKs every second packet. Our choice.
+pub const FRAME_RATE_MIN_PKTS: u64 = 16;
+
+/// The latest ACK frames outside bursts, for a delivery rate over at least
+/// a given number of bytes: the bytes of every frame after the oldest kept,
+/// over the time since the oldest arrived (the fewest frames that reach the
+/// bytes).
+#[derive(Clone, Debug, Default)]
+pub(super) struct RecentFrames {
+    /// (arrival, bytes acknowledged)
+    pub(super) frames: std::collections::VecDeque<(Instant, u64)>,
+    /// Bytes of every kept frame but the oldest.
+    pub(super) bytes_after_oldest: u64,
+}
+
+impl RecentFrames {
+    /// Adds a frame; returns the rate over the fewest latest frames whose
+    /// bytes (after the oldest of them) reach `min_bytes`.
+    pub(super) fn push(&mut self, arrival: Instant, bytes: u64, min_bytes: u64) -> Option<f64> {
+        if !self.frames.is_empty() {
+            self.bytes_after_oldest += bytes;
+        }
+        self.frames.push_back((arrival, bytes));
+        while self.frames.len() > 2 {
+            let second_bytes = self.frames[1].1;
+            if self.bytes_after_oldest - second_bytes < min_bytes {
+                break;
+            }
+            self.frames.pop_front();
+            self.bytes_after_oldest -= second_bytes;
+        }
+        let (oldest, _) = *self.frames.front()?;
+        let span = arrival.saturating_duration_since(oldest);
+        (self.bytes_after_oldest >= min_bytes && !span.is_zero())
+            .then(|| self.bytes_after_oldest as f64 / span.as_secs_f64())
+    }
+}
+
+/// How long a path that bunched ACK frames is treated as aggregating: as
+/// long as BaseRTT remembers a sample ([`DEFAULT_BASE_RTT_WINDOW`]). A
+/// window-limited flow can lock into one ACK frame per release, where no
+/// single round shows a burst but every sample still carries a hold.
+pub const AGGREGATION_MEMORY: Duration = DEFAULT_BASE_RTT_WINDOW;
+
+/// An ACK frame is in a burst when it arrives this many times closer to
+/// the previous frame than their packets were sent, and acknowledges bytes
+/// this many times faster than frames outside bursts do. Our choice (no
+/// paper gives one): an aggregated frame arrives within one ACK
+/// serialization of the previous (about 1% of the send spacing on the
+/// `ack-frequency` path), while pacing and queue jitter move a frame by a
+/// fraction of a packet time; 4 leaves a wide margin on both sides.
+pub const BURST_COMPRESSION_FACTOR: u32 = 4;
+
+/// Arrival gaps the release-lattice detector looks at before it trusts a
+/// period (8: at an ACK every 8 packets, about one round of frames). Our
+/// choice: with a tolerance of 1% of the period, eight unrelated gaps all
+/// land on one lattice with a chance near 2^-40.
+pub const LATTICE_EVIDENCE_GAPS: usize = 8;
+
+/// How far an arrival gap may be from a whole number of release periods:
+/// 1% of the period, at most 200 us (our choice: a release clock is exact
+/// to the microsecond, pacing and queue jitter are not).
+pub const LATTICE_TOLERANCE_MAX: Duration = Duration::from_micros(200);
+
+/// A release clock that acknowledges fewer than this many max-size
+/// packets per period is not taken as ACK aggregation: a busy bottleneck
+/// also spaces ACK frames by whole packet times, and when the frames hold
+/// different numbers of packets the common period is its service time,
+/// one packet per period; there a sample has no hold to remove. (With an
+/// ACK every N packets it spaces them N service times apart, but equal
+/// gaps alone are never taken as a clock.)
+pub const LATTICE_MIN_PERIOD_PKTS: u64 = 4;
+
+/// Consecutive rounds that repeat the previous round's hold bounds (to the
+/// lattice tolerance) before a flow is taken as phase-locked to the
+/// release clock. Our choice: two repeats; a path whose queue moves
+/// changes them every round.
+pub const PHASE_LOCK_ROUNDS: u32 = 2;
+
+/// Hold bounds narrower than this many packet times at the delivery rate
+/// are not taken as a phase lock: their middle is within 2.5 packets of
+/// the truth. Our choice, measured on `ack-frequency` with 20 ms
+/// aggregation: at 2, a saturated flow whose pattern repeats (an ACK
+/// every 4 packets, 5 frames per release) was taken as locked, grew by a
+/// frame and raised the standing queue from 3.9 to 4.5 packets; at 5 it
+/// is not, and the locks at one or two frames per release (8 packets
+/// apart or more) still are.
+pub const PHASE_LOCK_MIN_WIDTH_PKTS: u64 = 5;
+
+/// After a phase lock turned out to be a queue (an ACK frame's worth of
+/// window bought no rate), no new lock is taken for this long: as long as
+/// a burst marks a path as aggregating ([`AGGREGATION_MEMORY`]).
+pub const PHASE_LOCK_RETRY: Duration = AGGREGATION_MEMORY;
+
+/// The previous ACK frame with an RTT sample, for burst detection.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AckArrival {
+    /// When it arrived.
+    pub(super) time: Instant,
+    /// Send time of the packet its RTT sample measures.
+    pub(super) largest_sent: Instant,
+}
+
+/// A flow locked to the release clock of an aggregating path (module
+/// documentation, "ACK aggregation"): rounds that repeat each other's
+/// samples exactly, because the flow moves a whole pattern of frames per
+/// release and its holds sit wherever Vegas stopped growing. More window
+/// only moves the holds, like a queue, until one more frame shares a
+/// release; while locked, a round's RTT is its lower bound, so that Vegas
+/// grows through the lock.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PhaseLock {
+    /// The previous round's hold bounds (largest lower bound, smallest
+    /// sample).
+    pub(super) last_bounds: Option<(Duration, Duration)>,
+    /// Consecutive rounds that repeated the previous round's bounds.
+    pub(super) repeats: u32,
+    /// The lock being grown through.
+    pub(super) active: Option<ActiveLock>,
+    /// No new lock before this: the last one turned out to be a queue.
+    pub(super) retry_after: Option<Instant>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ActiveLock {
+    /// The window when the lock was found.
+    pub(super) cwnd_bytes: usize,
+    /// Window growth after which, the rate unchanged, the extra RTT is a
+    /// queue: one ACK frame's bytes. A flow locked at k frames per release
+    /// moves its holds by a period / k per frame of window, and a hold
+    /// varies over at most that before one more frame shares a release.
+    pub(super) budget_bytes: usize,
+    /// The rate has risen once it exceeds this: half a frame more per
+    /// release.
+    pub(super) risen_bytes_per_sec: f64,
+    /// Rounds the lock may still last: Vegas grows a packet per round, so
+    /// the budget's packets and as many again; a window that cannot grow
+    /// (flow control, a maximum window) must not keep a lock forever.
+    pub(super) rounds_left: u32,
+}
+
+impl PhaseLock {
+    pub(super) fn clear(&mut self) {
+        self.last_bounds = None;
+        self.repeats = 0;
+        self.active = None;
+    }
+
+    /// One hold-bounded round on a release clock; true while the flow is
+    /// taken as locked.
+    pub(super) fn update(&mut self, now: Instant, round: LockRound) -> bool {
+        let LockRound {
+            period,
+            bounds,
+            rate_bytes_per_sec,
+            bytes_per_frame,
+            cwnd_bytes,
+            max_datagram_size,
+        } = round;
+        if let Some(lock) = &mut self.active {
+            if rate_bytes_per_sec >= lock.risen_bytes_per_sec {
+                // Grown through: one more frame per release.
+                self.clear();
+                return false;
+            }
+            lock.rounds_left = lock.rounds_left.saturating_sub(1);
+            if cwnd_bytes >= lock.cwnd_bytes + lock.budget_bytes || lock.rounds_left == 0 {
+                // A frame's worth of window bought no rate (or the window
+                // did not grow): a queue, or nothing to learn.
+                self.clear();
+                self.retry_after = now.checked_add(PHASE_LOCK_RETRY);
+                return false;
+            }
+            return true;
+        }
+        let tolerance = ReleaseLattice::tolerance(period);
+        let repeated = self.last_bounds.is_some_and(|(lower, upper)| {
+            lower.abs_diff(bounds.0) <= tolerance && upper.abs_diff(bounds.1) <= tolerance
+        });
+        self.last_bounds = Some(bounds);
+        self.repeats = if repeated { self.repeats + 1 } else { 0 };
+        let may_lock = self.retry_after.is_none_or(|t| now >= t);
+        if self.repeats < PHASE_LOCK_ROUNDS || !may_lock {
+            return false;
+        }
+        let period_secs = period.as_secs_f64();
+        let budget_pkts = (bytes_per_frame as usize).div_ceil(max_datagram_size.max(1));
+        self.active = Some(ActiveLock {
+            cwnd_bytes,
+            budget_bytes: bytes_per_frame as usize,
+            risen_bytes_per_sec: rate_bytes_per_sec + bytes_per_frame as f64 / 2.0 / period_secs,
+            rounds_left: 2 * budget_pkts.max(1) as u32,
+        });
+        true
+    }
+}
+
+/// What [`PhaseLock::update`] looks at in a round.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LockRound {
+    /// The release period.
+    pub(super) period: Duration,
+    /// Largest lower bound and smallest sample.
+    pub(super) bounds: (Duration, Duration),
+    /// Bytes acknowledged over the round's interval.
+    pub(super) rate_bytes_per_sec: f64,
+    /// Bytes acknowledged per ACK frame with an RTT sample.
+    pub(super) bytes_per_frame: u64,
+    /// The window of the latest send.
+    pub(super) cwnd_bytes: usize,
+    pub(super) max_datagram_size: usize,
+}
+
+/// What [`RoundSampler::hold_lower_bound`] learned from one ACK frame.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct HoldBound {
+    /// A lower bound on the hold-free RTT of the frame's sample.
+    pub(super) lower_bound: Option<Duration>,
+    /// The frame arrived in a burst with the previous one.
+    pub(super) in_burst: bool,
+}
+
+/// Detects ACK frames that arrive only on the ticks of a release clock
+/// (module documentation, "ACK aggregation"): every gap between two frame
+/// arrivals a whole number of periods long.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ReleaseLattice {
+    /// The latest gaps between releases, oldest first, each with the bytes
+    /// the release that ended it acknowledged and whether that release
+    /// carried more than one frame.
+    pub(super) gaps: Vec<(Duration, u64, bool)>,
+    /// The release period, once the gaps agree on one.
+    pub(super) period: Option<Duration>,
+    /// The latest frame's arrival.
+    pub(super) last_arrival: Option<Instant>,
+    /// The first arrival of the latest cluster of frames that came within
+    /// the tolerance of each other (one release: a path that spaces the
+    /// frames of one release by their serialization is exact only for the
+    /// first of them).
+    pub(super) cluster_start: Option<Instant>,
+}
+
+impl ReleaseLattice {
+    pub(super) fn tolerance(period: Duration) -> Duration {
+        (period / 100).min(LATTICE_TOLERANCE_MAX)
+    }
+
+    /// How many periods `gap` is, if it is a whole number of them.
+    pub(super) fn periods(gap: Duration, period: Duration) -> Option<u32> {
+        let periods = (gap.as_secs_f64() / period.as_secs_f64()).round();
+        let off = (gap.as_secs_f64() - periods * period.as_secs_f64()).abs();
+        (periods >= 1.0 && off <= Self::tolerance(period).as_secs_f64()).then_some(periods as u32)
+    }
+
+    /// The first arrival of the latest release and the period, once the
+    /// path is known to release on a clock.
+    pub(super) fn release_began(&self) -> Option<(Instant, Duration)> {
+        self.cluster_start.zip(self.period)
+    }
+
+    /// One more ACK frame, arriving at `now` (`in_burst` with the previous
+    /// one) and acknowledging `acked_bytes`.
+    pub(super) fn observe(
+        &mut self,
+        now: Instant,
+        in_burst: bool,
+        acked_bytes: u64,
+        max_datagram_size: usize,
+    ) {
+        let (Some(last), Some(start)) = (self.last_arrival, self.cluster_start) else {
+            self.last_arrival = Some(now);
+            self.cluster_start = Some(now);
+            return;
+        };
+        self.last_arrival = Some(now);
+        let tolerance = self.period.map_or(LATTICE_TOLERANCE_MAX, Self::tolerance);
+        if in_burst || now.saturating_duration_since(last) <= tolerance {
+            // The same release as the previous frame.
+            if let Some((_, bytes, shared)) = self.gaps.last_mut() {
+                *bytes += acked_bytes;
+                *shared = true;
+            }
+            return;
+        }
+        self.cluster_start = Some(now);
+        let gap = now.saturating_duration_since(start);
+        if let Some(period) = self.period {
+            if Self::periods(gap, period).is_some() {
+                return;
+            }
+            // A gap off the lattice: the path does not release on a clock
+            // (any more); collect evidence afresh from this gap on (keeping
+            // the buffer: this runs per ACK frame and must not allocate).
+            self.period = None;
+            self.gaps.clear();
+        }
+        if self.gaps.len() == LATTICE_EVIDENCE_GAPS {
+            self.gaps.remove(0);
+        }
+        self.gaps.push((gap, acked_bytes, false));
+        if self.gaps.len() < LATTICE_EVIDENCE_GAPS {
+            return;
+        }
+        let Some(shortest) = self.gaps.iter().map(|&(gap, ..)| gap).min() else {
+            return;
+        };
+        let (mut periods, mut first, mut several, mut shared) = (0u64, None, false, false);
+        for &(gap, _, released_together) in &self.gaps {
+            let Some(k) = Self::periods(gap, shortest) else {
+                return;
+            };
+            periods += u64::from(k);
+            several |= first.is_some_and(|first| first != k);
+            first = first.or(Some(k));
+            shared |= released_together;
+        }
+        // Equal gaps are also what a steadily paced flow gives, and a busy
+        // bottleneck with an ACK every N packets (N service times apart):
+        // a clock shows itself by gaps of several periods or by frames
+        // released together.
+        if !several && !shared {
+            return;
+        }
+        // The period: the gaps' total over their total periods. A busy
+        // bottleneck's service-time lattice acknowledges one packet per
+        // period: too few.
+        let total: Duration = self.gaps.iter().map(|&(gap, ..)| gap).sum();
+        let Ok(periods_u32) = u32::try_from(periods) else {
+            return;
+        };
+        let bytes: u64 = self.gaps.iter().map(|&(_, bytes, _)| bytes).sum();
+        if periods_u32 > 0 && bytes >= periods * LATTICE_MIN_PERIOD_PKTS * max_datagram_size as u64
+        {
+            self.period = Some(total / periods_u32);
+        }
+    }
+}

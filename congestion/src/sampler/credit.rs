@@ -1,0 +1,47 @@
+//! The credit cycle: how long the window's bytes take to come back as
+//! acknowledged, the period the Vegas family paces one window over.
+
+use super::*;
+
+/// One ACK frame's mean age counts for at most this many credit cycles:
+/// a frame that reports packets sent long ago (a peer's ACK frames lost
+/// for 20 s) moves the cycle by at most 1/8, as RFC 9002 5.3's gain
+/// intends for one sample, instead of slowing pacing 50-fold. Our choice.
+pub const CREDIT_CYCLE_MAX_STEP: u32 = 2;
+
+impl RoundSampler {
+    /// How long the window's bytes take to come back as acknowledged:
+    /// the byte-weighted mean, over every packet an ACK frame reports, of
+    /// the time from its send to the frame's arrival, smoothed per frame
+    /// with RFC 9002's 1/8 gain. Unlike the RTT sample, which measures only
+    /// the largest newly acknowledged packet, it includes the time packets
+    /// wait at the receiver for the frame that acknowledges them (with an
+    /// ACK every N packets, up to N - 1 packet times) and every ACK's hold
+    /// on an aggregating path: a window-limited sender moves one window per
+    /// credit cycle, which is the rate to pace at.
+    pub fn credit_cycle(&self) -> Option<Duration> {
+        self.credit_cycle
+    }
+
+    pub(super) fn update_credit_cycle(&mut self, event: &AckEvent<'_>) {
+        let (mut bytes, mut weighted_nanos) = (0u128, 0u128);
+        for packet in event.acked {
+            let age = event.now.saturating_duration_since(packet.time_sent);
+            bytes += packet.size_bytes as u128;
+            weighted_nanos += packet.size_bytes as u128 * age.as_nanos();
+        }
+        if bytes == 0 {
+            return;
+        }
+        let mean_nanos = u64::try_from(weighted_nanos / bytes).unwrap_or(u64::MAX);
+        let mean = Duration::from_nanos(mean_nanos);
+        self.credit_cycle = Some(match self.credit_cycle {
+            None => mean,
+            Some(smoothed) => {
+                let n = SMOOTHING_GAIN_DENOMINATOR;
+                let mean = mean.min(smoothed.saturating_mul(CREDIT_CYCLE_MAX_STEP));
+                (smoothed * (n - 1) + mean) / n
+            }
+        });
+    }
+}
