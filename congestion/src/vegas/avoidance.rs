@@ -1,0 +1,130 @@
+//! Congestion avoidance (Brakmo & Peterson III-B): Expected, Actual and
+//! Diff of a round, the alpha/beta step, and Vegas-A and the gamma
+//! selection in their places.
+
+use super::*;
+
+impl Vegas {
+    // Congestion avoidance (III-B).
+
+    /// End of a congestion-avoidance round: Gallop-Vegas's hold after a
+    /// status-2 exit, then Vegas or Vegas-A.
+    pub(super) fn congestion_avoidance_round(&mut self, now: Instant, diff: &RoundDiff) -> Action {
+        if let Some(gallop) = &mut self.gallop {
+            // "if (status != 2) do the motion of original Vegas else
+            // status = 0".
+            if gallop.on_congestion_avoidance_round() {
+                self.events.push(gallop.event(now));
+                if let Some(vegas_a) = &mut self.vegas_a {
+                    vegas_a.note_actual(diff.actual_bytes_per_sec);
+                }
+                return Action::Hold;
+            }
+        }
+        if self.vegas_a.is_some() {
+            self.vegas_a_step(now, diff)
+        } else {
+            self.congestion_avoidance_step(diff)
+        }
+    }
+
+    /// End of a Vegas-A congestion-avoidance round (Vegas-A section 3,
+    /// [`VegasA::on_round`]).
+    pub(super) fn vegas_a_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
+        let Some(vegas_a) = &mut self.vegas_a else {
+            return Action::Hold;
+        };
+        let step = vegas_a.on_round(diff.diff_pkts, diff.actual_bytes_per_sec);
+        match step.window {
+            Action::Increase => self.cwnd_bytes += self.max_datagram_size,
+            Action::Decrease => {
+                self.lower_cwnd(self.cwnd_bytes.saturating_sub(self.max_datagram_size))
+            }
+            _ => {}
+        }
+        if step.params_changed {
+            self.alpha_pkts = step.alpha_pkts;
+            self.beta_pkts = step.beta_pkts;
+            self.events.push(ControllerEvent::ParamsChanged {
+                now,
+                alpha_pkts: self.alpha_pkts,
+                beta_pkts: self.beta_pkts,
+            });
+        }
+        step.window
+    }
+
+    /// Vanichpun & Feng gamma selection, once per path, when BaseRTT is first
+    /// known (module documentation).
+    pub(super) fn select_gamma(&mut self, base_rtt: Duration) {
+        let Some(rate_pkts_per_sec) = self.config.gamma_rate_pkts_per_sec else {
+            return;
+        };
+        if self.gamma_choice.is_some() {
+            return;
+        }
+        // Our slow start: W_1 = W_2 = initial window, doubling every other
+        // round (Vanichpun & Feng section IV-B, "determined based upon W_1").
+        let schedule = VegasSlowStart::DoublingEveryOtherRound {
+            initial_window_pkts: self.config.initial_cwnd_pkts as f64,
+        };
+        // Eq. 12 (W^ = lambda d + alpha) and eq. 14 / 15; cannot fail for a
+        // validated config and a positive BaseRTT.
+        if let Ok(choice) = select_gamma_for_available_rate(
+            self.config.gamma_approach,
+            rate_pkts_per_sec,
+            base_rtt.as_secs_f64(),
+            self.alpha_pkts,
+            schedule,
+        ) {
+            self.gamma_pkts = choice.gamma_pkts;
+            self.gamma_choice = Some(choice);
+        }
+    }
+
+    /// End of a congestion-avoidance round: +1 packet below alpha, -1 packet
+    /// above beta, unchanged in between.
+    pub(super) fn congestion_avoidance_step(&mut self, diff: &RoundDiff) -> Action {
+        if diff.diff_pkts < self.alpha_pkts {
+            self.cwnd_bytes += self.max_datagram_size;
+            Action::Increase
+        } else if diff.diff_pkts > self.beta_pkts {
+            self.lower_cwnd(self.cwnd_bytes.saturating_sub(self.max_datagram_size));
+            Action::Decrease
+        } else {
+            Action::Hold
+        }
+    }
+
+    /// Expected, Actual and Diff of a finished round (III-B). Expected's
+    /// window is the bytes in transit, Actual times the round's RTT, within
+    /// [window at the round start, window now] (module documentation):
+    /// the window at the round start unless the window grew in the round.
+    pub(super) fn round_diff(&self, round: &RoundSample, round_rtt: Duration) -> RoundDiff {
+        let floor = self.config.rtt_resolution.unwrap_or(Duration::ZERO);
+        let round_rtt = round_rtt.max(floor);
+        let base_rtt_secs = round.base_rtt.max(floor).as_secs_f64();
+        let actual_bytes_per_sec = round.actual_bytes_per_sec;
+        let start_bytes = self.round_start_cwnd_bytes as f64;
+        let end_bytes = start_bytes.max(self.cwnd_bytes as f64);
+        let in_transit_bytes = actual_bytes_per_sec * round_rtt.as_secs_f64();
+        let window_bytes = match self.sampler.config().expected_window {
+            // The paper's cwnd; while the window grew during the round, the
+            // part of it that was in transit.
+            ExpectedWindow::Cwnd => in_transit_bytes.clamp(start_bytes, end_bytes),
+            ExpectedWindow::InTransit => in_transit_bytes.min(end_bytes),
+        };
+        let expected_bytes_per_sec = window_bytes / base_rtt_secs;
+        let diff_bytes = (expected_bytes_per_sec - actual_bytes_per_sec) * base_rtt_secs;
+        RoundDiff {
+            expected_bytes_per_sec,
+            actual_bytes_per_sec,
+            diff_pkts: (diff_bytes / self.max_datagram_size as f64).max(0.0),
+            pipe_bytes: round
+                .max_ack_rate_bytes_per_sec
+                .max(actual_bytes_per_sec)
+                .max(self.sampler.ack_rate_bytes_per_sec().unwrap_or(0.0))
+                * base_rtt_secs,
+        }
+    }
+}

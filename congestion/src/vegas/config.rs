@@ -1,0 +1,507 @@
+//! The family's configuration: the papers' constants, the library's
+//! defaults and [`VegasConfig`], which composes a family member.
+
+use super::*;
+
+/// III-B: "we set alpha to one and beta to three" (buffers, i.e. packets).
+pub const PAPER_ALPHA_PKTS: f64 = 1.0;
+/// III-B: beta = 3 packets.
+pub const PAPER_BETA_PKTS: f64 = 3.0;
+/// III-C: leave slow start when Actual falls below Expected "by the
+/// equivalent of one router buffer" (Gallop-Vegas section II: gamma = 1).
+pub const PAPER_GAMMA_PKTS: f64 = 1.0;
+/// Gallop-Vegas section II: on leaving slow start Vegas "decreases its
+/// congestion window size by 1/8" (Vanichpun & Feng: 7/8 W).
+pub const SLOW_START_EXIT_CUT_DIVISOR: usize = 8;
+/// RFC 9002 section 7.2 kMinimumWindow: 2 datagrams.
+pub const MIN_WINDOW_PKTS: usize = 2;
+/// RFC 9002 section 7.2: initial window of 10 datagrams.
+pub const QUIC_INITIAL_WINDOW_PKTS: usize = 10;
+/// Gallop-Vegas Table 2: Vegas slow start from W_0 = 2 packets.
+pub const PAPER_INITIAL_WINDOW_PKTS: usize = 2;
+/// Reno's multiplicative decrease (RFC 9002 7.3.2 kLossReductionFactor),
+/// which Vegas keeps (III-A, V).
+pub const RENO_LOSS_REDUCTION_FACTOR: f64 = 0.5;
+/// III-C: a retransmit timeout sets the threshold to half the window.
+pub(super) const TIMEOUT_SSTHRESH_DIVISOR: usize = 2;
+/// The Vegas family's default pacing gain: exactly cwnd / smoothed RTT.
+/// Vegas keeps its window at the pipe plus alpha..beta packets, so it never
+/// needs to send faster than one window per RTT; a gain above 1 (RFC 9002
+/// 7.7 suggests 1.25 for loss-based windows) turns every ACK-clocked burst
+/// into a small bottleneck queue whose last packet, the one an ACK frame
+/// takes its RTT sample from, reads as standing queue. Measured with an ACK
+/// every 16 packets (scenario `ack-frequency`): 1.25 gives 84% steady
+/// utilization, 1.0 gives 95%.
+pub const VEGAS_PACING_GAIN: f64 = 1.0;
+
+/// The time one window of pacing is spread over (rate = gain * cwnd /
+/// period).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacingPeriod {
+    /// The smoothed RTT (RFC 9002 section 7.7).
+    SmoothedRtt,
+    /// In congestion avoidance, the window's credit cycle
+    /// ([`RoundSampler::credit_cycle`]), or the smoothed RTT if that is
+    /// longer (slow start keeps the smoothed RTT): how long the window's bytes take to
+    /// come back acknowledged, including the time packets wait at the
+    /// receiver for a thinned ACK and the hold of an aggregated one. A
+    /// window-limited sender moves one window per credit cycle, so pacing
+    /// over the smoothed RTT instead sends each ACK's credit as a burst
+    /// faster than the path drains it. Measured with an ACK every 16
+    /// packets (scenario `ack-frequency`): 94.6% steady utilization over
+    /// the smoothed RTT, 99.9% over the credit cycle (the default).
+    CreditCycle,
+}
+
+/// The default pacing headroom ([`VegasConfig::pacing_headroom_pkts`]):
+/// in congestion avoidance pace no faster than the mean Actual of the last
+/// [`PACING_CAP_ROUNDS`] rounds plus 3 packets per round RTT. Vegas adds at
+/// most one packet per round, so 3 leaves room for that and for Actual's
+/// measurement error. Our choice, no paper gives one. Measured (scenario
+/// `ack-frequency`, 20 ms ACK aggregation, N = 1, 2, 4, 8, 16): mean queue
+/// 1.6, 1.6, 1.9, 2.5, 3.6 packets at 95-100% utilization, where pacing
+/// cwnd / credit cycle alone gives 2.6, 3.6, 3.9, 4.9, 6.6. A headroom of 1
+/// starves the flow (the cap trails its own rate); on a 100-run grid (10
+/// and 20 Mbit/s, 40 and 54 ms, aggregation 0-30 ms, N = 1..16) 2, 3 and 4
+/// left 17, 16 and 19 runs under 95% utilization (no cap: 26) and 16, 8
+/// and 3 with a mean queue above beta + 1 (no cap: 17).
+pub const DEFAULT_PACING_HEADROOM_PKTS: f64 = 3.0;
+/// The default [`VegasConfig::rtt_resolution`]: RFC 9002's timer
+/// granularity (kGranularity, section 6.1.2). A path whose RTT is below it
+/// (loopback, a data centre: 20-50 us) has a window of a few packets, and
+/// delay differences below it are scheduling noise of the two hosts, not a
+/// queue Vegas could keep at alpha..beta packets: one late receiver wake-up
+/// stalled such a window. Diff counts RTTs below 1 ms as 1 ms, so the flow
+/// keeps at least about a millisecond of packets in flight. Paths of 1 ms
+/// or more are unaffected.
+pub const DEFAULT_RTT_RESOLUTION: Duration = Duration::from_millis(1);
+/// A window more than this many times what a round carried (its rate over
+/// the round's Actual) is stale, and the pacing cap does not move toward it:
+/// after slow start's 7/8 cut on real sockets (100 Mbit/s through the link
+/// emulator) the window was 1.7 times the pipe, and moving the cap halfway
+/// to it queued 180 packets in a round; the cap the sender needs to catch
+/// up after a short round was 1.2 times (1 Gbit/s x 200 ms). Our choice.
+pub const STALE_WINDOW_RATIO: f64 = 1.25;
+/// Rounds whose Actual the pacing cap is taken from. One round's Actual
+/// moves with how many ACK releases fall into it (800 to 1058 packets/s
+/// on a 1042 packets/s link, ACK every 16 packets, 20 ms aggregation); the
+/// mean of two halves that swing. Our choice.
+pub const PACING_CAP_ROUNDS: usize = 2;
+
+/// Consecutive Vegas decreases after which a route change is suspected
+/// and checked with a drain: a queue Vegas built itself is gone after beta
+/// packets of decrease (3 rounds); a fourth says the RTT did not follow.
+pub const DEFAULT_ROUTE_CHANGE_ROUNDS: u32 = 4;
+/// RFC 9000 section 14: the smallest QUIC maximum datagram size.
+pub const DEFAULT_MAX_DATAGRAM_SIZE: usize = 1200;
+
+/// What a probe timeout does to the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PtoResponse {
+    /// The paper's coarse-grained timeout (Reno's): ssthresh = cwnd / 2,
+    /// cwnd = minimum window, then slow start.
+    RestartSlowStart,
+    /// RFC 9002 section 6.2: a PTO is not a loss; nothing changes.
+    Ignore,
+}
+
+/// The window Vegas keeps when Diff > gamma ends its slow start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlowStartExitWindow {
+    /// Gallop-Vegas section II: "decreases its congestion window size by 1/8"
+    /// (Vanichpun & Feng: 7/8 W).
+    CutEighth,
+    /// The pipe, as Linux `tcp_vegas.c` sets it on leaving slow start
+    /// ("cwnd = (actual rate) * baseRTT", plus one packet), but never more
+    /// than the 7/8 cut. A 1/8 cut keeps most of a doubling's overshoot: at
+    /// 1 Gbit/s x 200 ms (20833 packets) slow start left 11,000 packets
+    /// queued, which congestion avoidance drains one packet per round.
+    ///
+    /// The rate: once Diff > gamma says a queue is there, ACK frames arrive
+    /// at the bottleneck's rate. Each reading of it errs low somewhere, so
+    /// the highest counts ([`RoundDiff::pipe_bytes`]):
+    /// - the round's fastest rate over at least 16 packets of frames
+    ///   ([`crate::sampler::FRAME_RATE_MIN_PKTS`]);
+    /// - the smoothed per-frame rate: alone it lags when a round has few
+    ///   frames (an ACK every 16 packets read 38 packets for a pipe of 42),
+    ///   while the span rate alone read 9 packets for 42 where the path
+    ///   holds ACKs (20 ms aggregation: frames keep the holder's clock);
+    /// - Actual: alone it averages the doubling round's sends, which reach
+    ///   the bottleneck rate only near its end (1842 packets for 2083 at
+    ///   100 Mbit/s x 200 ms), but it is there when the first round's burst
+    ///   ends slow start before any rate reflects the path.
+    ///
+    /// On real sockets ACKs come in clumps and every rate reads high: the
+    /// 7/8 bound then holds (100 Mbit/s through the link emulator).
+    /// Gallop-Vegas makes its own cut (Gallop-Vegas III-C) and then keeps at
+    /// most the pipe too: its cut left 60 packets queued at 100 Mbit/s x
+    /// 200 ms, which the BaseRTT drains kept restoring.
+    Pipe,
+}
+
+/// Which slow start a Vegas-family controller uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SlowStartKind {
+    /// Brakmo & Peterson III-C: double every other round, leave when
+    /// Diff > gamma with a 1/8 cut.
+    Vegas,
+    /// Gallop-Vegas "stable growth" (Gallop-Vegas III-B/C, [`crate::gallop`]).
+    Gallop,
+}
+
+/// Which congestion avoidance a Vegas-family controller uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AvoidanceKind {
+    /// Brakmo & Peterson III-B with fixed alpha and beta.
+    Vegas,
+    /// Vegas-A: alpha and beta adapt once per round (Vegas-A section 3,
+    /// [`crate::vegas_a`]).
+    VegasA,
+}
+
+/// Where alpha and beta come from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AlphaBetaSource {
+    /// `alpha_pkts` and `beta_pkts`.
+    Fixed,
+    /// Feng & Vanichpun: beta = floor(q_v), alpha = beta - 1,
+    /// q_v from the bottleneck buffer and the flow counts
+    /// ([`compat_alpha_beta`]); `alpha_pkts` and `beta_pkts` are ignored.
+    RenoCompat {
+        /// Bottleneck buffer B in packets (> 0, large enough that
+        /// alpha >= 1).
+        buffer_pkts: f64,
+        /// N_r >= 1.
+        reno_flows: u32,
+        /// N_v >= 1.
+        vegas_flows: u32,
+        /// Approach 1 (Reno drops only) or 2 (both drop), section 3.1.
+        approach: CompatApproach,
+    },
+}
+
+/// Every name [`VegasConfig::family_name`] can return.
+pub const FAMILY_NAMES: [&str; 8] = [
+    "vegas",
+    "vegas-a",
+    "gallop-vegas",
+    "gallop-vegas-a",
+    "vegas-compat",
+    "vegas-a-compat",
+    "gallop-vegas-compat",
+    "gallop-vegas-a-compat",
+];
+
+/// Vegas parameters. [`VegasConfig::paper`] is the paper's Vegas;
+/// [`VegasConfig::default`] the same algorithm with QUIC's initial window,
+/// pacing and the robust sampler. The `with_*` methods turn either into
+/// another member of the family; [`VegasConfig::vegas_a`],
+/// [`VegasConfig::gallop`] and [`VegasConfig::compat`] are the robust
+/// (default-based) variants, and [`VegasConfig::paper_mode`] turns any
+/// configuration back to the paper's measurement and window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VegasConfig {
+    /// Initial window in datagrams (>= 2).
+    pub initial_cwnd_pkts: usize,
+    /// Maximum datagram size in bytes until `set_max_datagram_size`.
+    pub max_datagram_size: usize,
+    /// Increase while Diff < alpha (packets, > 0).
+    pub alpha_pkts: f64,
+    /// Decrease while Diff > beta (packets, >= alpha).
+    pub beta_pkts: f64,
+    /// Leave slow start when Diff > gamma (packets, > 0).
+    pub gamma_pkts: f64,
+    /// The window after Diff > gamma ends slow start.
+    pub slow_start_exit_window: SlowStartExitWindow,
+    /// Multiplicative decrease on loss, in (0, 1).
+    pub loss_reduction_factor: f64,
+    pub pto_response: PtoResponse,
+    /// Pacing gain; None: do not pace.
+    pub pacing_gain: Option<f64>,
+    /// The period one window is paced over.
+    pub pacing_period: PacingPeriod,
+    /// In congestion avoidance, never pace faster than the mean Actual of
+    /// the last [`PACING_CAP_ROUNDS`] rounds plus this many packets per
+    /// round RTT ([`DEFAULT_PACING_HEADROOM_PKTS`]), and one packet per
+    /// round below the mean Actual while Diff exceeds beta + 1 (the
+    /// headroom, not the window, then built the queue: at 100 Mbit/s it
+    /// grew 3 packets a round to 98 while the unused window fell one a
+    /// round). The first round after a BaseRTT drain, sent at the drain's
+    /// pace, does not count in the mean; with no queue (Diff below alpha)
+    /// the cap never falls, since a round that delivered less then says
+    /// the sender fell short (a real event loop's late timers), not the
+    /// path. Pacing one window per
+    /// credit cycle runs ahead of the bottleneck whenever the window stalls
+    /// on an ACK release (the cycle then measures less than the window
+    /// takes): the queue rises for a round and drains in the stall, and the
+    /// round's minimum RTT, taken at the trough, hides it. With a cap, a
+    /// BaseRTT drain is paced too (at Actual less the drained packets per
+    /// round), since a window cut alone does not slow a sender the cap
+    /// holds below its window. None: no cap.
+    pub pacing_headroom_pkts: Option<f64>,
+    /// RTTs (BaseRTT and the round's) below this count as this in Diff
+    /// ([`DEFAULT_RTT_RESOLUTION`]); None: the RTTs as measured.
+    pub rtt_resolution: Option<Duration>,
+    pub sampler: SamplerConfig,
+    /// With a windowed BaseRTT: after this many consecutive decreases, drain
+    /// the flow's own queue (as a BaseRTT probe) to check whether BaseRTT
+    /// is stale (a route change); 0 disables the check.
+    pub route_change_rounds: u32,
+    /// With a windowed BaseRTT: drain the flow's own queue for two rounds
+    /// once the BaseRTT sample is half a window old, so the filter sees the
+    /// path's propagation delay again instead of creeping up with the
+    /// standing queue (a drain of the flow's own queue, `BaseRttProbe` in
+    /// this module).
+    pub probe_base_rtt: bool,
+    /// Vegas or Gallop-Vegas slow start.
+    pub slow_start: SlowStartKind,
+    /// Vegas or Vegas-A congestion avoidance.
+    pub avoidance: AvoidanceKind,
+    /// Fixed or Reno-compatible alpha/beta.
+    pub alpha_beta: AlphaBetaSource,
+    /// Available rate lambda (packets per second) for Vanichpun & Feng's gamma
+    /// selection; None: gamma is `gamma_pkts`. Field name `gamma_rate`.
+    pub gamma_rate_pkts_per_sec: Option<f64>,
+    /// Vanichpun & Feng Approach 1 (Basic, eq. 14) or 2 (Enhanced, eq. 15); used
+    /// only with `gamma_rate_pkts_per_sec`.
+    pub gamma_approach: GammaApproach,
+}
+
+impl VegasConfig {
+    /// The paper's Vegas: initial window 2, alpha/beta/gamma 1/3/1, Reno's
+    /// loss and timeout response, no pacing, sampler in paper mode.
+    pub fn paper() -> Self {
+        VegasConfig {
+            initial_cwnd_pkts: PAPER_INITIAL_WINDOW_PKTS,
+            max_datagram_size: DEFAULT_MAX_DATAGRAM_SIZE,
+            alpha_pkts: PAPER_ALPHA_PKTS,
+            beta_pkts: PAPER_BETA_PKTS,
+            gamma_pkts: PAPER_GAMMA_PKTS,
+            slow_start_exit_window: SlowStartExitWindow::CutEighth,
+            loss_reduction_factor: RENO_LOSS_REDUCTION_FACTOR,
+            pto_response: PtoResponse::RestartSlowStart,
+            pacing_gain: None,
+            pacing_period: PacingPeriod::SmoothedRtt,
+            pacing_headroom_pkts: None,
+            rtt_resolution: None,
+            sampler: SamplerConfig::paper(),
+            probe_base_rtt: false,
+            route_change_rounds: 0,
+            slow_start: SlowStartKind::Vegas,
+            avoidance: AvoidanceKind::Vegas,
+            alpha_beta: AlphaBetaSource::Fixed,
+            gamma_rate_pkts_per_sec: None,
+            gamma_approach: GammaApproach::Basic,
+        }
+    }
+
+    /// Robust Vegas-A: [`VegasConfig::default`] with Vegas-A congestion
+    /// avoidance (alpha 1, beta 3 at the start, as Vegas-A section 3).
+    pub fn vegas_a() -> Self {
+        VegasConfig::default().with_vegas_a()
+    }
+
+    /// Robust Gallop-Vegas: [`VegasConfig::default`] with Gallop-Vegas slow
+    /// start. `VegasConfig::paper().with_gallop()` is the paper's (initial
+    /// window 2, Table 3).
+    pub fn gallop() -> Self {
+        VegasConfig::default().with_gallop()
+    }
+
+    /// Robust Reno-compatible Vegas: [`VegasConfig::default`] with alpha and
+    /// beta from Feng & Vanichpun for a bottleneck buffer of `buffer_pkts` shared
+    /// by `reno_flows` Reno and `vegas_flows` Vegas flows.
+    pub fn compat(
+        buffer_pkts: f64,
+        reno_flows: u32,
+        vegas_flows: u32,
+        approach: CompatApproach,
+    ) -> Self {
+        VegasConfig::default().with_compat(buffer_pkts, reno_flows, vegas_flows, approach)
+    }
+
+    /// This configuration with Vegas-A congestion avoidance.
+    pub fn with_vegas_a(self) -> Self {
+        VegasConfig {
+            avoidance: AvoidanceKind::VegasA,
+            ..self
+        }
+    }
+
+    /// This configuration with Gallop-Vegas slow start.
+    pub fn with_gallop(self) -> Self {
+        VegasConfig {
+            slow_start: SlowStartKind::Gallop,
+            ..self
+        }
+    }
+
+    /// This configuration with Reno-compatible alpha/beta (Feng & Vanichpun).
+    pub fn with_compat(
+        self,
+        buffer_pkts: f64,
+        reno_flows: u32,
+        vegas_flows: u32,
+        approach: CompatApproach,
+    ) -> Self {
+        VegasConfig {
+            alpha_beta: AlphaBetaSource::RenoCompat {
+                buffer_pkts,
+                reno_flows,
+                vegas_flows,
+                approach,
+            },
+            ..self
+        }
+    }
+
+    /// This configuration with gamma selected at run time (Vanichpun & Feng) for an
+    /// available rate of `rate_pkts_per_sec`.
+    pub fn with_selected_gamma(self, rate_pkts_per_sec: f64, approach: GammaApproach) -> Self {
+        VegasConfig {
+            gamma_rate_pkts_per_sec: Some(rate_pkts_per_sec),
+            gamma_approach: approach,
+            ..self
+        }
+    }
+
+    /// This configuration measured and started as in the papers: initial
+    /// window 2, no pacing, sampler in paper mode, the coarse timeout on a
+    /// PTO (the family choices and thresholds are kept).
+    pub fn paper_mode(self) -> Self {
+        let paper = VegasConfig::paper();
+        VegasConfig {
+            initial_cwnd_pkts: paper.initial_cwnd_pkts,
+            slow_start_exit_window: paper.slow_start_exit_window,
+            pacing_gain: paper.pacing_gain,
+            pacing_period: paper.pacing_period,
+            pacing_headroom_pkts: paper.pacing_headroom_pkts,
+            rtt_resolution: paper.rtt_resolution,
+            sampler: paper.sampler,
+            probe_base_rtt: paper.probe_base_rtt,
+            route_change_rounds: paper.route_change_rounds,
+            pto_response: paper.pto_response,
+            ..self
+        }
+    }
+
+    /// The algorithm name (table in the module documentation).
+    pub fn family_name(&self) -> &'static str {
+        let compat = matches!(self.alpha_beta, AlphaBetaSource::RenoCompat { .. });
+        let index = match (self.slow_start, self.avoidance) {
+            (SlowStartKind::Vegas, AvoidanceKind::Vegas) => 0,
+            (SlowStartKind::Vegas, AvoidanceKind::VegasA) => 1,
+            (SlowStartKind::Gallop, AvoidanceKind::Vegas) => 2,
+            (SlowStartKind::Gallop, AvoidanceKind::VegasA) => 3,
+        };
+        FAMILY_NAMES[index + if compat { 4 } else { 0 }]
+    }
+
+    /// The alpha and beta (packets) the controller starts with: the fixed
+    /// fields, or Feng & Vanichpun's formulas.
+    pub fn alpha_beta_pkts(&self) -> Result<(f64, f64), ParamError> {
+        match self.alpha_beta {
+            AlphaBetaSource::Fixed => Ok((self.alpha_pkts, self.beta_pkts)),
+            AlphaBetaSource::RenoCompat {
+                buffer_pkts,
+                reno_flows,
+                vegas_flows,
+                approach,
+            } => {
+                let (alpha_pkts, beta_pkts) =
+                    compat_alpha_beta(buffer_pkts, reno_flows, vegas_flows, approach)?;
+                if alpha_pkts < 1.0 {
+                    // Diff is never below 0, so with alpha = 0 Vegas could
+                    // never increase its window.
+                    return Err(ParamError::new(
+                        "buffer_pkts",
+                        buffer_pkts,
+                        format!(
+                            "a buffer large enough that alpha = beta - 1 >= 1 \
+                             (here beta = {beta_pkts}, alpha = {alpha_pkts})"
+                        ),
+                    ));
+                }
+                Ok((alpha_pkts, beta_pkts))
+            }
+        }
+    }
+
+    /// Checks every field; the error names the first field that is wrong.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check_initial_window(self.initial_cwnd_pkts)?;
+        ParamError::check_max_datagram_size(self.max_datagram_size)?;
+        let thresholds = [
+            ("alpha_pkts", self.alpha_pkts),
+            ("beta_pkts", self.beta_pkts),
+            ("gamma_pkts", self.gamma_pkts),
+        ];
+        for (field, value) in thresholds {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(ParamError::new(
+                    field,
+                    value,
+                    "a finite number of packets > 0",
+                ));
+            }
+        }
+        if self.alpha_pkts > self.beta_pkts {
+            return Err(ParamError::new(
+                "alpha_pkts",
+                self.alpha_pkts,
+                format!("at most beta_pkts ({})", self.beta_pkts),
+            ));
+        }
+        let factor = self.loss_reduction_factor;
+        if !(factor.is_finite() && factor > 0.0 && factor < 1.0) {
+            return Err(ParamError::new(
+                "loss_reduction_factor",
+                factor,
+                "a finite number in (0, 1)",
+            ));
+        }
+        ParamError::check_pacing_gain(self.pacing_gain)?;
+        ParamError::check_positive_or_none("pacing_headroom_pkts", self.pacing_headroom_pkts)?;
+        self.alpha_beta_pkts()?;
+        if let Some(rate) = self.gamma_rate_pkts_per_sec {
+            if !(rate.is_finite() && rate > 0.0) {
+                return Err(ParamError::new(
+                    "gamma_rate",
+                    rate,
+                    "a finite rate in packets per second > 0, or none",
+                ));
+            }
+            if self.slow_start == SlowStartKind::Gallop {
+                return Err(ParamError::new(
+                    "gamma_rate",
+                    rate,
+                    "none with Gallop-Vegas slow start (Vanichpun & Feng eq. 14-15 select \
+                     gamma for Vegas's doubling-every-other-round windows)",
+                ));
+            }
+        }
+        self.sampler.validate()
+    }
+}
+
+impl Default for VegasConfig {
+    fn default() -> Self {
+        VegasConfig {
+            initial_cwnd_pkts: QUIC_INITIAL_WINDOW_PKTS,
+            slow_start_exit_window: SlowStartExitWindow::Pipe,
+            pacing_gain: Some(VEGAS_PACING_GAIN),
+            pacing_period: PacingPeriod::CreditCycle,
+            pacing_headroom_pkts: Some(DEFAULT_PACING_HEADROOM_PKTS),
+            rtt_resolution: Some(DEFAULT_RTT_RESOLUTION),
+            sampler: SamplerConfig::default(),
+            probe_base_rtt: true,
+            route_change_rounds: DEFAULT_ROUTE_CHANGE_ROUNDS,
+            // RFC 9002 6.2: a PTO is a probe, not a loss. The paper's coarse
+            // timeout collapsed the window on every PTO a reordered or
+            // delayed ACK caused: a 1 s delay spike cost 2.1 s instead of
+            // 1.0 s for 300 KB (tests/hostile_network.rs's path).
+            pto_response: PtoResponse::Ignore,
+            ..VegasConfig::paper()
+        }
+    }
+}

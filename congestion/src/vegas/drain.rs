@@ -1,0 +1,117 @@
+//! BaseRTT drains and the route-change check: how a windowed BaseRTT
+//! stays the path's propagation delay (not in the paper, whose BaseRTT is
+//! the minimum ever seen).
+
+use super::*;
+
+/// A drain of the flow's own queue for a windowed BaseRTT.
+///
+/// A windowed minimum forgets the path's propagation delay unless the flow
+/// sometimes empties the queue it keeps itself (alpha to beta packets):
+/// otherwise each new window's minimum includes that standing queue, Vegas
+/// adds alpha..beta on top, and BaseRTT creeps up window after window
+/// (BBR's ProbeRTT solves the same problem, draft-ietf-ccwg-bbr section
+/// 4.3.4). Once the BaseRTT sample is half a window old the window drops by
+/// the last Diff plus one packet for two rounds (one to drain, one whose
+/// RTT samples see the empty queue) and is then restored. ssthresh is not
+/// touched. On a path whose delay really grew the drain finds no lower RTT
+/// and the window's minimum moves up, as it should.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BaseRttProbe {
+    pub(super) restore_cwnd_bytes: usize,
+    pub(super) rounds_left: u8,
+    /// Smallest round RTT seen during the drain.
+    pub(super) min_round_rtt: Duration,
+    /// With a pacing cap ([`VegasConfig::pacing_headroom_pkts`]): the
+    /// drain is paced at Actual less the drained bytes per round RTT (at
+    /// least one packet per round), so it empties the queue even while
+    /// the cap, not the window, set the sending rate.
+    pub(super) pacing_bytes_per_sec: Option<f64>,
+}
+
+impl Vegas {
+    /// Starts, continues or ends a BaseRTT drain ([`BaseRttProbe`]) at the
+    /// end of a congestion-avoidance round; true when the round belongs to
+    /// the drain (no Vegas decision is made on it).
+    pub(super) fn base_rtt_probe_round(
+        &mut self,
+        now: Instant,
+        round: &RoundSample,
+        round_rtt: Duration,
+        diff: &RoundDiff,
+    ) -> bool {
+        if let Some(probe) = &mut self.probe {
+            probe.rounds_left -= 1;
+            probe.min_round_rtt = probe.min_round_rtt.min(round_rtt);
+            if probe.rounds_left == 0 {
+                let probe = *probe;
+                self.probe = None;
+                self.skip_next_delivery = true;
+                self.cwnd_bytes = self.cwnd_bytes.max(probe.restore_cwnd_bytes);
+                // With the flow's own queue drained, an RTT still more than
+                // beta packets above BaseRTT is not a queue it can drain:
+                // the path got longer, BaseRTT is stale.
+                let queue_pkts = diff.actual_bytes_per_sec
+                    * probe
+                        .min_round_rtt
+                        .saturating_sub(round.base_rtt)
+                        .as_secs_f64()
+                    / self.max_datagram_size as f64;
+                if queue_pkts > self.beta_pkts {
+                    self.sampler.reset_base_rtt(now, probe.min_round_rtt);
+                }
+                self.decrease_streak = 0;
+            }
+            return true;
+        }
+        let BaseRttMode::Windowed { window } = self.config.sampler.base_rtt else {
+            return false;
+        };
+        if self.in_slow_start() {
+            return false;
+        }
+        let periodic = self.config.probe_base_rtt
+            && self
+                .sampler
+                .base_rtt_age(now)
+                .is_some_and(|age| age >= window / 2)
+            && self
+                .last_probe
+                .is_none_or(|t| now.saturating_duration_since(t) >= window / 2);
+        // A drain that found the flow's own queue (after a slow-start
+        // overshoot Vegas decreases for many rounds) is not repeated for a
+        // quarter window.
+        let route_check = self.config.route_change_rounds > 0
+            && self.decrease_streak >= self.config.route_change_rounds
+            && self
+                .last_probe
+                .is_none_or(|t| now.saturating_duration_since(t) >= window / 4);
+        if !periodic && !route_check {
+            return false;
+        }
+        let drain_bytes = (diff.diff_pkts.ceil() as usize + 1) * self.max_datagram_size;
+        let min_bytes = MIN_WINDOW_PKTS * self.max_datagram_size;
+        let before = self.cwnd_bytes;
+        self.probe = Some(BaseRttProbe {
+            restore_cwnd_bytes: before,
+            rounds_left: 2,
+            min_round_rtt: Duration::MAX,
+            pacing_bytes_per_sec: self.config.pacing_headroom_pkts.map(|_| {
+                let round_secs = round_rtt.as_secs_f64();
+                let drained_bytes_per_sec = drain_bytes as f64 / round_secs;
+                let one_pkt_per_round = self.max_datagram_size as f64 / round_secs;
+                (diff.actual_bytes_per_sec - drained_bytes_per_sec).max(one_pkt_per_round)
+            }),
+        });
+        self.last_probe = Some(now);
+        self.cwnd_bytes = before.saturating_sub(drain_bytes).max(min_bytes);
+        self.events.push(ControllerEvent::Reduction {
+            now,
+            cause: ReductionCause::BaseRttProbe,
+            cwnd_before_bytes: before,
+            cwnd_after_bytes: self.cwnd_bytes,
+            ssthresh_bytes: self.ssthresh_bytes,
+        });
+        true
+    }
+}

@@ -1,0 +1,100 @@
+//! Losses, timeouts and persistent congestion (Brakmo & Peterson III-A,
+//! RFC 9002 7.3.2 and 7.6): a window is decreased only for a packet sent
+//! after the last decrease.
+
+use super::*;
+
+impl Vegas {
+    /// III-A: was this packet sent after the last window decrease?
+    pub(super) fn sent_after_last_reduction(&self, pkt_num: u64) -> bool {
+        self.first_pkt_after_reduction
+            .is_none_or(|first| pkt_num >= first)
+    }
+
+    /// Lowers cwnd (never below the minimum window) and ssthresh with it.
+    pub(super) fn lower_cwnd(&mut self, cwnd_bytes: usize) {
+        self.cwnd_bytes = cwnd_bytes.max(self.min_window_bytes());
+        self.ssthresh_bytes = self.ssthresh_bytes.min(self.cwnd_bytes);
+    }
+
+    /// Starts over after a reduction: losses of packets sent before now no
+    /// longer count (III-A) and the next round is measured afresh.
+    pub(super) fn mark_reduction(&mut self) {
+        // A loss, PTO or persistent congestion ends a BaseRTT drain: the
+        // reduced window is not restored.
+        self.probe = None;
+        self.first_pkt_after_reduction = Some(self.next_pkt_num());
+        self.round_start_cwnd_bytes = self.cwnd_bytes;
+        self.slow_start_round = SlowStartRound::Hold;
+        self.sampler.restart_round();
+        if let Some(vegas_a) = &mut self.vegas_a {
+            vegas_a.forget_actual();
+        }
+    }
+
+    /// Gallop-Vegas "retransmission-timeout phase": incr, maxincr and
+    /// status back to their defaults, the first RTT adds nothing.
+    pub(super) fn restart_gallop(&mut self, now: Instant) {
+        if let Some(gallop) = &mut self.gallop {
+            gallop.restart(self.cwnd_bytes, self.max_datagram_size);
+            self.events.push(gallop.event(now));
+        }
+    }
+
+    pub(super) fn push_reduction(
+        &mut self,
+        now: Instant,
+        cause: ReductionCause,
+        cwnd_before_bytes: usize,
+        was_slow_start: bool,
+    ) {
+        if was_slow_start && !self.in_slow_start() {
+            let cause = match cause {
+                ReductionCause::Pto => SlowStartExitCause::Pto,
+                _ => SlowStartExitCause::Loss,
+            };
+            self.events.push(ControllerEvent::SlowStartExit {
+                now,
+                cause,
+                cwnd_bytes: self.cwnd_bytes,
+            });
+        }
+        self.events.push(ControllerEvent::Reduction {
+            now,
+            cause,
+            cwnd_before_bytes,
+            cwnd_after_bytes: self.cwnd_bytes,
+            ssthresh_bytes: self.ssthresh_bytes,
+        });
+    }
+
+    // Loss, timeout, persistent congestion (III-A, RFC 9002 7.3.2, 7.6).
+
+    pub(super) fn on_loss(&mut self, now: Instant, largest_lost_pkt_num: u64) {
+        if !self.sent_after_last_reduction(largest_lost_pkt_num) {
+            return;
+        }
+        let was_slow_start = self.in_slow_start();
+        let cwnd_before_bytes = self.cwnd_bytes;
+        self.ssthresh_bytes = (self.cwnd_bytes as f64 * self.config.loss_reduction_factor) as usize;
+        self.cwnd_bytes = self.ssthresh_bytes.max(self.min_window_bytes());
+        self.recovery_cause = Some(ReductionCause::Loss);
+        self.mark_reduction();
+        self.push_reduction(now, ReductionCause::Loss, cwnd_before_bytes, was_slow_start);
+    }
+
+    pub(super) fn on_persistent_congestion(&mut self, now: Instant) {
+        let was_slow_start = self.in_slow_start();
+        let cwnd_before_bytes = self.cwnd_bytes;
+        self.cwnd_bytes = self.min_window_bytes();
+        self.recovery_cause = None;
+        self.mark_reduction();
+        self.restart_gallop(now);
+        self.push_reduction(
+            now,
+            ReductionCause::PersistentCongestion,
+            cwnd_before_bytes,
+            was_slow_start,
+        );
+    }
+}

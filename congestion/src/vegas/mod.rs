@@ -1,0 +1,557 @@
+//! TCP Vegas (Brakmo & Peterson, "TCP Vegas: End to End Congestion
+//! Avoidance on a Global Internet", IEEE JSAC 1995, section III) for QUIC.
+//! All RTT and rate measurements come from the [`RoundSampler`].
+//!
+//! - III-B congestion avoidance, once per round: BaseRTT = minimum RTT,
+//!   Expected = W / BaseRTT, Actual from the sampler, where W is the window
+//!   in transit: Actual x round RTT, at most the window (the paper's
+//!   "WindowSize": with the paper's Actual = W / D it is W itself),
+//!   Diff = (Expected - Actual) * BaseRTT in packets of max_datagram_size.
+//!   Diff < alpha: +1 packet; Diff > beta: -1 packet; otherwise unchanged
+//!   (alpha = 1, beta = 3).
+//! - III-C modified slow start: the window grows exponentially only every
+//!   other round; in between it is held so Expected and Actual can be
+//!   compared. When Diff > gamma (one buffer) at the end of a held round,
+//!   Vegas leaves slow start and cuts the window by 1/8 (the cut is from
+//!   Gallop-Vegas section II and Vanichpun & Feng's 7/8 W; the library's default
+//!   keeps the pipe instead, as Linux does: [`SlowStartExitWindow`]).
+//! - III-A: the window is only decreased for a loss if the lost packet was
+//!   sent after the last decrease.
+//!
+//! Interpretation choices:
+//! - A round's +1/-1 step is applied at once when the round ends (as Linux
+//!   `tcp_vegas.c`), not spread over the next RTT. Diff == alpha or
+//!   Diff == beta holds. Diff is clamped at 0: III-B says it is never
+//!   negative; a negative value here comes from ACK compression, not from a
+//!   wrong BaseRTT.
+//! - Expected uses the window in force when the round started (constant
+//!   through congestion-avoidance and held rounds). In a round in which
+//!   the window grew it uses the bytes in transit instead (see "Diff of a
+//!   round in which the window grew" below); Vegas never tests Diff after
+//!   such a round, so its decisions are unchanged, only the recorded Diff.
+//! - Slow start: the first round (and the first after a timeout) is held,
+//!   as Gallop-Vegas Table 2 (W_0 = W_1). In a growing round the window grows
+//!   by the bytes each ACK acknowledges, at most to twice its value at the
+//!   round start and to ssthresh. Diff is only tested after held rounds.
+//!   Rounds the sampler marks unusable make no decision; in slow start the
+//!   next round is then held again.
+//! - Slow start is cwnd < ssthresh. Whenever Vegas lowers cwnd it sets
+//!   ssthresh = min(ssthresh, cwnd), so it never re-enters slow start by
+//!   itself (Linux `tcp_vegas_ssthresh` does the same with cwnd - 1).
+//! - Loss (III-A): Vegas keeps Reno's fast retransmit/recovery and timeout
+//!   (III-A "extends Reno's retransmission mechanisms", V "Vegas uses
+//!   exactly the same coarse-grain mechanism as Reno"); the paper states no
+//!   other factor, so the default is Reno's 1/2 (RFC 9002 7.3.2),
+//!   configurable. ssthresh = cwnd * factor, cwnd = max(ssthresh, minimum).
+//!   "The last decrease" is tracked by packet number and moved by loss, PTO
+//!   and persistent-congestion reductions and by the slow-start exit cut,
+//!   not by the -1 packet steps: a loss is detected about one RTT after the
+//!   send, always after the last per-round step, so counting those steps
+//!   would make Vegas ignore nearly every loss while it is decreasing.
+//! - After a loss or PTO reduction Vegas is in recovery until a packet sent
+//!   after it is acknowledged: no growth, no round decisions (Linux disables
+//!   Vegas outside the Open state); then the sampler round restarts.
+//! - PTO: [`PtoResponse::Ignore`] by default (RFC 9002 6.2: no change;
+//!   persistent congestion, below, collapses the window);
+//!   [`PtoResponse::RestartSlowStart`] in `paper()`, the paper's coarse
+//!   timeout: ssthresh = cwnd / 2 (III-C: "Whenever a retransmit
+//!   timeout occurs, Reno sets the threshold window to one half of the
+//!   congestion window"), cwnd = minimum window (2 packets, the RFC 9002
+//!   7.2 floor instead of TCP's one segment), then slow start. A PTO while
+//!   the previous PTO's recovery is still open keeps ssthresh (RFC 5681
+//!   3.1: ssthresh is only lowered for a segment not yet resent by the
+//!   timer).
+//! - Persistent congestion (RFC 9002 7.6.2): cwnd = minimum window, slow
+//!   start from a held round.
+//! - Pacing by default: gain 1.0 ([`VEGAS_PACING_GAIN`]) x cwnd / the
+//!   smoothed RTT in slow start and / the sampler's credit cycle in
+//!   congestion avoidance ([`PacingPeriod`]), capped there near the recent
+//!   Actual; the paper's Vegas is purely ACK-clocked, so `paper()` does
+//!   not pace.
+//!
+//! Slow start (`slow_start_on_ack`, `slow_start_step`) and congestion
+//! avoidance (`congestion_avoidance_step`) are separate functions so that a
+//! variant (Gallop-Vegas slow start, Vegas-A thresholds) can replace one.
+//!
+//! The Vegas family. [`VegasConfig`] composes four independent choices:
+//!
+//! - slow start ([`SlowStartKind`]): Vegas's III-C doubling every other
+//!   round, or Gallop-Vegas's stable growth ([`crate::gallop`]);
+//! - congestion avoidance ([`AvoidanceKind`]): Vegas's fixed alpha/beta, or
+//!   Vegas-A's adaptive ones ([`crate::vegas_a`]);
+//! - where alpha/beta come from ([`AlphaBetaSource`]): fixed values, or the
+//!   Reno-compatible formulas of Feng & Vanichpun ([`crate::reno_compat`]) from the
+//!   bottleneck buffer and the numbers of Reno and Vegas flows, computed
+//!   once when the controller is built;
+//! - where gamma comes from: `gamma_pkts`, or (with
+//!   `gamma_rate_pkts_per_sec` set) Vanichpun & Feng's selection rule, eq. 12 and
+//!   14 / 15 ([`crate::transient::select_gamma_for_available_rate`]), run
+//!   once per path at the end of the first usable round, when BaseRTT d is
+//!   first known: target window W^ = lambda d + alpha, lambda the
+//!   configured available rate, over the window sequence this Vegas slow
+//!   start produces (W_1 = W_2 = initial window, doubling every other
+//!   round). Eq. 14-15 are applied as printed, with lambda in the
+//!   denominator 4 lambda d + Wbar (Vanichpun & Feng section IV-B: "mu_1 and W*
+//!   should be replaced by the available rate (lambda) and the target
+//!   window"; see interpretation 2 of [`crate::transient`] for the
+//!   paper's example, which used mu_1). The rule assumes Vegas's doubling
+//!   sequence, so it is rejected with Gallop-Vegas slow start.
+//!
+//! [`Controller::name`] is the family name, [`VegasConfig::family_name`]:
+//!
+//! | slow start | avoidance | alpha/beta | name |
+//! |---|---|---|---|
+//! | Vegas | Vegas | fixed | `vegas` |
+//! | Vegas | Vegas-A | fixed | `vegas-a` |
+//! | Gallop | Vegas | fixed | `gallop-vegas` |
+//! | Gallop | Vegas-A | fixed | `gallop-vegas-a` |
+//! | Vegas | Vegas | compat | `vegas-compat` |
+//! | Vegas | Vegas-A | compat | `vegas-a-compat` |
+//! | Gallop | Vegas | compat | `gallop-vegas-compat` |
+//! | Gallop | Vegas-A | compat | `gallop-vegas-a-compat` |
+//!
+//! The gamma source does not change the name (it is a Vegas parameter
+//! choice, Vanichpun & Feng). With Vegas-A and compat alpha/beta, Vegas-A starts
+//! from the compat values instead of 1 and 3.
+//!
+//! Diff of a round in which the window grew (Gallop-Vegas every slow-start
+//! round, Vegas growing rounds): Expected's WindowSize is the number of
+//! bytes in transit (III-B: "the size of the current congestion window,
+//! which we assume ... to be equal to the number of bytes in transit"),
+//! estimated as Actual times the round's RTT (Little's law) and kept within
+//! [window at the round start, window at the round end]. When the window
+//! was constant through the round this is the window at the round start,
+//! as before. Otherwise, with ACK clocking, packets sent on the growth of
+//! the round count in Actual but not in the window at its start, and Diff
+//! would read low by about that growth (for Gallop-Vegas the increment
+//! incr, which can be tens of packets).
+//!
+//! References: Brakmo & Peterson, "TCP Vegas: End to End Congestion
+//! Avoidance on a Global Internet" (IEEE JSAC 1995); Vegas-A: Srijith,
+//! Jacob & Ananda, "TCP Vegas-A: Improving the Performance of TCP Vegas";
+//! Gallop-Vegas: Ho, Chan & Chen, "Gallop-Vegas: An Enhanced Slow-Start
+//! Mechanism for TCP Vegas"; Feng & Vanichpun, "Enabling Compatibility
+//! Between TCP Reno and TCP Vegas"; Vanichpun & Feng, "On the Transient
+//! Behavior of TCP Vegas".
+
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::events::Action;
+use crate::events::ReductionCause;
+use crate::events::RoundDecision;
+use crate::events::SlowStartExitCause;
+use crate::gallop::GallopSlowStart;
+use crate::gallop::GallopStep;
+use crate::reno_compat::compat_alpha_beta;
+use crate::reno_compat::CompatApproach;
+use crate::sampler::BaseRttMode;
+use crate::sampler::ExpectedWindow;
+use crate::sampler::RoundSample;
+use crate::sampler::RoundSampler;
+use crate::sampler::SamplerConfig;
+use crate::transient::select_gamma_for_available_rate;
+use crate::transient::GammaApproach;
+use crate::transient::GammaChoice;
+use crate::transient::VegasSlowStart;
+use crate::vegas_a::VegasA;
+use crate::AckEvent;
+use crate::Controller;
+use crate::ControllerEvent;
+use crate::EventQueue;
+use crate::ParamError;
+use crate::Phase;
+use crate::SentPacket;
+
+mod avoidance;
+mod config;
+mod drain;
+mod loss;
+mod pacing;
+mod slow_start;
+
+pub use config::*;
+use drain::BaseRttProbe;
+
+/// Which kind of slow-start round is in progress (III-C).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SlowStartRound {
+    /// The window is held so Expected and Actual can be compared.
+    Hold,
+    /// The window grows by the bytes acknowledged.
+    Grow,
+}
+
+/// Expected, Actual and Diff of one round (III-B).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundDiff {
+    pub expected_bytes_per_sec: f64,
+    pub actual_bytes_per_sec: f64,
+    /// (Expected - Actual) * BaseRTT / max_datagram_size, at least 0.
+    pub diff_pkts: f64,
+    /// The window that fills the pipe with no queue: the highest of the
+    /// round's fastest delivery rate over 16 packets of ACK frames, the
+    /// smoothed ACK rate and Actual, x BaseRTT
+    /// ([`SlowStartExitWindow::Pipe`]).
+    pub pipe_bytes: f64,
+}
+
+/// TCP Vegas and its family (module documentation).
+#[derive(Clone, Debug)]
+pub struct Vegas {
+    config: VegasConfig,
+    sampler: RoundSampler,
+    max_datagram_size: usize,
+    cwnd_bytes: usize,
+    /// `usize::MAX` while infinite.
+    ssthresh_bytes: usize,
+    /// Thresholds in force (from the config; variants may adapt them).
+    alpha_pkts: f64,
+    beta_pkts: f64,
+    gamma_pkts: f64,
+    /// alpha/beta at the start ([`VegasConfig::alpha_beta_pkts`]).
+    start_alpha_pkts: f64,
+    start_beta_pkts: f64,
+    /// Vegas-A state, with [`AvoidanceKind::VegasA`].
+    vegas_a: Option<VegasA>,
+    /// Gallop-Vegas state, with [`SlowStartKind::Gallop`].
+    gallop: Option<GallopSlowStart>,
+    /// Vanichpun & Feng's gamma choice, once made.
+    gamma_choice: Option<GammaChoice>,
+    /// The window when the round in progress started: Expected's
+    /// WindowSize, and the base of the slow-start doubling.
+    round_start_cwnd_bytes: usize,
+    slow_start_round: SlowStartRound,
+    largest_sent_pkt_num: Option<u64>,
+    /// III-A: packets numbered from here on were sent after the last window
+    /// decrease. None: no decrease yet.
+    first_pkt_after_reduction: Option<u64>,
+    /// Why the recovery in progress started; None: not in recovery.
+    recovery_cause: Option<ReductionCause>,
+    /// The BaseRTT drain in progress, if any.
+    probe: Option<BaseRttProbe>,
+    last_probe: Option<Instant>,
+    /// Consecutive congestion-avoidance decreases.
+    decrease_streak: u32,
+    /// Actual of the latest congestion-avoidance rounds, oldest first
+    /// ([`VegasConfig::pacing_headroom_pkts`]).
+    recent_delivery: [Option<f64>; PACING_CAP_ROUNDS],
+    /// The pacing ceiling they give; None: no cap in force.
+    pacing_cap_bytes_per_sec: Option<f64>,
+    /// The last round was a drain's, slow start's or recovery's: the next
+    /// one was sent under that phase's window changes, and its Actual is
+    /// not the path's.
+    skip_next_delivery: bool,
+    events: EventQueue,
+}
+
+impl Vegas {
+    pub fn new(config: VegasConfig) -> Result<Self, ParamError> {
+        config.validate()?;
+        let (alpha_pkts, beta_pkts) = config.alpha_beta_pkts()?;
+        let cwnd_bytes = config.initial_cwnd_pkts * config.max_datagram_size;
+        Ok(Vegas {
+            config,
+            sampler: RoundSampler::new(config.sampler, config.max_datagram_size)?,
+            max_datagram_size: config.max_datagram_size,
+            cwnd_bytes,
+            ssthresh_bytes: usize::MAX,
+            alpha_pkts,
+            beta_pkts,
+            gamma_pkts: config.gamma_pkts,
+            start_alpha_pkts: alpha_pkts,
+            start_beta_pkts: beta_pkts,
+            vegas_a: (config.avoidance == AvoidanceKind::VegasA)
+                .then(|| VegasA::new(alpha_pkts, beta_pkts)),
+            gallop: (config.slow_start == SlowStartKind::Gallop)
+                .then(|| GallopSlowStart::new(cwnd_bytes, config.max_datagram_size)),
+            gamma_choice: None,
+            round_start_cwnd_bytes: cwnd_bytes,
+            slow_start_round: SlowStartRound::Hold,
+            largest_sent_pkt_num: None,
+            first_pkt_after_reduction: None,
+            recovery_cause: None,
+            probe: None,
+            last_probe: None,
+            decrease_streak: 0,
+            recent_delivery: [None; PACING_CAP_ROUNDS],
+            pacing_cap_bytes_per_sec: None,
+            skip_next_delivery: false,
+            events: EventQueue::default(),
+        })
+    }
+
+    pub fn config(&self) -> &VegasConfig {
+        &self.config
+    }
+
+    /// The sampler Vegas measures with.
+    pub fn sampler(&self) -> &RoundSampler {
+        &self.sampler
+    }
+
+    /// BaseRTT (III-B), from the sampler.
+    pub fn base_rtt(&self) -> Option<Duration> {
+        self.sampler.base_rtt()
+    }
+
+    /// alpha in force (packets): fixed, compat or adapted by Vegas-A.
+    pub fn alpha_pkts(&self) -> f64 {
+        self.alpha_pkts
+    }
+
+    /// beta in force (packets).
+    pub fn beta_pkts(&self) -> f64 {
+        self.beta_pkts
+    }
+
+    /// gamma in force (packets): `gamma_pkts`, or Vanichpun & Feng's choice once
+    /// made.
+    pub fn gamma_pkts(&self) -> f64 {
+        self.gamma_pkts
+    }
+
+    /// Vanichpun & Feng's gamma choice (eq. 14 / 15), once BaseRTT is known; None
+    /// without `gamma_rate_pkts_per_sec`.
+    pub fn gamma_choice(&self) -> Option<&GammaChoice> {
+        self.gamma_choice.as_ref()
+    }
+
+    /// Vegas-A state, with Vegas-A congestion avoidance.
+    pub fn vegas_a(&self) -> Option<&VegasA> {
+        self.vegas_a.as_ref()
+    }
+
+    /// Gallop-Vegas state (incr, maxincr, status), with Gallop slow start.
+    pub fn gallop(&self) -> Option<&GallopSlowStart> {
+        self.gallop.as_ref()
+    }
+
+    fn initial_window_bytes(&self) -> usize {
+        self.config.initial_cwnd_pkts * self.max_datagram_size
+    }
+
+    fn min_window_bytes(&self) -> usize {
+        MIN_WINDOW_PKTS * self.max_datagram_size
+    }
+
+    fn in_slow_start(&self) -> bool {
+        // A BaseRTT drain lowers the window below ssthresh for two rounds
+        // only; that is not slow start.
+        self.probe.is_none() && self.cwnd_bytes < self.ssthresh_bytes
+    }
+
+    fn next_pkt_num(&self) -> u64 {
+        self.largest_sent_pkt_num.map_or(0, |n| n + 1)
+    }
+
+    /// Once per round: decide and record the decision.
+    fn on_round_end(&mut self, now: Instant, round: &RoundSample) {
+        if self.gallop_exit_pending() {
+            self.end_gallop_slow_start(now);
+        }
+        // A drain's rounds count whether or not the drained window was
+        // in use (it is paced below the window on purpose).
+        if !round.usable && self.probe.is_none() {
+            // The window was not in use: nothing to learn, nothing decided.
+            self.clear_pacing_cap();
+            if self.in_slow_start() {
+                self.slow_start_round = SlowStartRound::Hold;
+                if let Some(gallop) = &mut self.gallop {
+                    gallop.skip_round();
+                }
+            }
+            if let Some(vegas_a) = &mut self.vegas_a {
+                vegas_a.forget_actual();
+            }
+            self.round_start_cwnd_bytes = self.cwnd_bytes;
+            return;
+        }
+        self.select_gamma(round.base_rtt);
+        let phase = self.phase();
+        let (alpha_pkts, beta_pkts) = (self.alpha_pkts, self.beta_pkts);
+        let round_rtt = if self.in_slow_start() {
+            round.slow_start_round_rtt
+        } else {
+            round.round_rtt
+        };
+        let diff = self.round_diff(round, round_rtt);
+        let action = if self.base_rtt_probe_round(now, round, round_rtt, &diff) {
+            Action::BaseRttProbe
+        } else if self.in_slow_start() {
+            self.slow_start_step(now, &diff)
+        } else {
+            self.congestion_avoidance_round(now, &diff)
+        };
+        self.update_pacing_cap(round, round_rtt, phase, action, diff.diff_pkts);
+        if action == Action::Decrease {
+            self.decrease_streak += 1;
+        } else {
+            self.decrease_streak = 0;
+        }
+        self.events.push(ControllerEvent::Round(RoundDecision {
+            now,
+            base_rtt: round.base_rtt,
+            round_rtt,
+            expected_bytes_per_sec: diff.expected_bytes_per_sec,
+            actual_bytes_per_sec: diff.actual_bytes_per_sec,
+            diff_pkts: diff.diff_pkts,
+            alpha_pkts,
+            beta_pkts,
+            gamma_pkts: self.gamma_pkts,
+            cwnd_before_bytes: self.round_start_cwnd_bytes,
+            cwnd_after_bytes: self.cwnd_bytes,
+            action,
+            phase,
+            samples: round.samples,
+            bytes_acked: round.bytes_acked,
+            rtt_from_hold_bounds: round.hold_bounded,
+        }));
+        self.round_start_cwnd_bytes = self.cwnd_bytes;
+    }
+}
+
+impl Controller for Vegas {
+    fn clone_box(&self) -> Box<dyn Controller> {
+        Box::new(self.clone())
+    }
+
+    fn name(&self) -> &'static str {
+        self.config.family_name()
+    }
+
+    fn on_packet_sent(&mut self, _now: Instant, packet: &SentPacket) {
+        self.largest_sent_pkt_num = Some(packet.pkt_num);
+        self.sampler.on_packet_sent(packet, self.cwnd_bytes);
+    }
+
+    fn on_ack_event(&mut self, event: &AckEvent<'_>) {
+        if let Some(largest_lost) = event.lost.last() {
+            self.on_loss(event.now, largest_lost.pkt_num);
+        }
+        if event.persistent_congestion {
+            self.on_persistent_congestion(event.now);
+        }
+        let round = self.sampler.on_ack_event(event);
+        if self.recovery_cause.is_some() {
+            let acked_after_reduction = event
+                .acked
+                .last()
+                .is_some_and(|p| self.sent_after_last_reduction(p.pkt_num));
+            if acked_after_reduction {
+                // Recovery is over; measure a fresh round from here.
+                self.recovery_cause = None;
+                self.round_start_cwnd_bytes = self.cwnd_bytes;
+                self.sampler.restart_round();
+            }
+            return;
+        }
+        if self.in_slow_start() {
+            let acked_bytes = event.acked.iter().map(|p| p.size_bytes).sum();
+            self.slow_start_on_ack(event.now, acked_bytes);
+        }
+        if let Some(round) = round {
+            self.on_round_end(event.now, &round);
+        }
+    }
+
+    fn on_pto(&mut self, now: Instant) {
+        if self.config.pto_response == PtoResponse::Ignore {
+            return;
+        }
+        let was_slow_start = self.in_slow_start();
+        let cwnd_before_bytes = self.cwnd_bytes;
+        if self.recovery_cause != Some(ReductionCause::Pto) {
+            self.ssthresh_bytes =
+                (self.cwnd_bytes / TIMEOUT_SSTHRESH_DIVISOR).max(self.min_window_bytes());
+        }
+        self.cwnd_bytes = self.min_window_bytes();
+        self.recovery_cause = Some(ReductionCause::Pto);
+        self.mark_reduction();
+        self.push_reduction(now, ReductionCause::Pto, cwnd_before_bytes, was_slow_start);
+        self.restart_gallop(now);
+    }
+
+    fn on_app_limited(&mut self, now: Instant, _bytes_in_flight: usize) {
+        self.sampler.on_app_limited(now);
+    }
+
+    fn on_path_change(&mut self, now: Instant) {
+        // RFC 9000 section 9.4: reset the congestion controller.
+        self.sampler.on_path_change();
+        self.probe = None;
+        self.last_probe = None;
+        self.decrease_streak = 0;
+        self.cwnd_bytes = self.initial_window_bytes();
+        self.ssthresh_bytes = usize::MAX;
+        let params_changed =
+            self.alpha_pkts != self.start_alpha_pkts || self.beta_pkts != self.start_beta_pkts;
+        self.alpha_pkts = self.start_alpha_pkts;
+        self.beta_pkts = self.start_beta_pkts;
+        if let Some(vegas_a) = &mut self.vegas_a {
+            vegas_a.reset(self.start_alpha_pkts, self.start_beta_pkts);
+        }
+        if params_changed {
+            self.events.push(ControllerEvent::ParamsChanged {
+                now,
+                alpha_pkts: self.alpha_pkts,
+                beta_pkts: self.beta_pkts,
+            });
+        }
+        // Vanichpun & Feng: gamma is selected again for the new path's BaseRTT.
+        self.gamma_pkts = self.config.gamma_pkts;
+        self.gamma_choice = None;
+        self.round_start_cwnd_bytes = self.cwnd_bytes;
+        self.slow_start_round = SlowStartRound::Hold;
+        self.first_pkt_after_reduction = None;
+        self.recovery_cause = None;
+        self.restart_gallop(now);
+    }
+
+    fn set_max_datagram_size(&mut self, max_datagram_size: usize) {
+        if max_datagram_size == 0 {
+            return;
+        }
+        let max_datagram_size = max_datagram_size.min(crate::MAX_DATAGRAM_SIZE_BYTES);
+        // RFC 9002 section 7.2: recalculate the initial window with the new
+        // size; an untouched window follows it.
+        let untouched =
+            self.cwnd_bytes == self.initial_window_bytes() && self.ssthresh_bytes == usize::MAX;
+        self.max_datagram_size = max_datagram_size;
+        self.sampler.set_max_datagram_size(max_datagram_size);
+        if untouched {
+            self.cwnd_bytes = self.initial_window_bytes();
+            self.round_start_cwnd_bytes = self.cwnd_bytes;
+        }
+        self.cwnd_bytes = self.cwnd_bytes.max(self.min_window_bytes());
+    }
+
+    fn cwnd_bytes(&self) -> usize {
+        self.cwnd_bytes
+    }
+
+    fn ssthresh_bytes(&self) -> Option<usize> {
+        (self.ssthresh_bytes != usize::MAX).then_some(self.ssthresh_bytes)
+    }
+
+    fn pacing_rate_bytes_per_sec(&self, smoothed_rtt: Duration) -> Option<u64> {
+        self.pacing_rate(smoothed_rtt)
+    }
+
+    fn phase(&self) -> Phase {
+        if self.recovery_cause.is_some() {
+            Phase::Recovery
+        } else if self.in_slow_start() {
+            Phase::SlowStart
+        } else {
+            Phase::CongestionAvoidance
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<ControllerEvent> {
+        self.events.pop()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,142 @@
+//! Modified slow start (Brakmo & Peterson III-C), and Gallop-Vegas slow
+//! start in its place ([`crate::gallop`]).
+
+use super::*;
+
+impl Vegas {
+    // Modified slow start (III-C).
+
+    /// Per ACK in slow start: a growing round adds the bytes acknowledged,
+    /// up to twice the window at the round start and up to ssthresh.
+    ///
+    /// Gallop-Vegas instead adds this ACK's share of the RTT's increment
+    /// (Gallop-Vegas III-B), up to ssthresh.
+    pub(super) fn slow_start_on_ack(&mut self, now: Instant, acked_bytes: usize) {
+        let (grow_bytes, limit_bytes) = match &mut self.gallop {
+            Some(gallop) => (gallop.on_ack(acked_bytes), self.ssthresh_bytes),
+            None if self.slow_start_round == SlowStartRound::Grow => (
+                acked_bytes,
+                self.round_start_cwnd_bytes
+                    .saturating_mul(2)
+                    .min(self.ssthresh_bytes),
+            ),
+            None => return,
+        };
+        if grow_bytes == 0 {
+            return;
+        }
+        self.cwnd_bytes = self
+            .cwnd_bytes
+            .saturating_add(grow_bytes)
+            .min(limit_bytes)
+            .max(self.cwnd_bytes);
+        if !self.in_slow_start() {
+            if let Some(gallop) = &mut self.gallop {
+                gallop.on_slow_start_exit();
+            }
+            self.events.push(ControllerEvent::SlowStartExit {
+                now,
+                cause: SlowStartExitCause::Ssthresh,
+                cwnd_bytes: self.cwnd_bytes,
+            });
+        }
+    }
+
+    /// End of a slow-start round: after a growing round the next is held;
+    /// after a held round Diff decides between growing and leaving slow
+    /// start with a 1/8 cut.
+    pub(super) fn slow_start_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
+        if let Some(vegas_a) = &mut self.vegas_a {
+            // Th(t-rtt) for the first congestion-avoidance round.
+            vegas_a.note_actual(diff.actual_bytes_per_sec);
+        }
+        if self.gallop.is_some() {
+            return self.gallop_slow_start_step(now, diff);
+        }
+        match self.slow_start_round {
+            SlowStartRound::Grow => {
+                self.slow_start_round = SlowStartRound::Hold;
+                Action::SlowStartGrow
+            }
+            SlowStartRound::Hold if diff.diff_pkts > self.gamma_pkts => {
+                let cut_bytes = self.cwnd_bytes - self.cwnd_bytes / SLOW_START_EXIT_CUT_DIVISOR;
+                self.lower_cwnd(self.at_most_the_pipe(cut_bytes, diff));
+                self.first_pkt_after_reduction = Some(self.next_pkt_num());
+                self.events.push(ControllerEvent::SlowStartExit {
+                    now,
+                    cause: SlowStartExitCause::DiffAboveGamma,
+                    cwnd_bytes: self.cwnd_bytes,
+                });
+                Action::SlowStartExit
+            }
+            SlowStartRound::Hold => {
+                self.slow_start_round = SlowStartRound::Grow;
+                Action::SlowStartHold
+            }
+        }
+    }
+
+    /// A slow-start exit window, lowered to the pipe plus one packet with
+    /// [`SlowStartExitWindow::Pipe`].
+    pub(super) fn at_most_the_pipe(&self, exit_bytes: usize, diff: &RoundDiff) -> usize {
+        match self.config.slow_start_exit_window {
+            SlowStartExitWindow::CutEighth => exit_bytes,
+            SlowStartExitWindow::Pipe => {
+                exit_bytes.min(diff.pipe_bytes as usize + self.max_datagram_size)
+            }
+        }
+    }
+
+    /// End of a Gallop-Vegas slow-start round: the block of Gallop-Vegas III-C
+    /// ([`GallopSlowStart::on_round`]).
+    pub(super) fn gallop_slow_start_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
+        let Some(gallop) = &mut self.gallop else {
+            return Action::SlowStartHold;
+        };
+        let step = gallop.on_round(
+            self.cwnd_bytes,
+            self.max_datagram_size,
+            diff.diff_pkts,
+            self.gamma_pkts,
+            self.beta_pkts,
+        );
+        self.events.push(gallop.event(now));
+        match step {
+            GallopStep::Grow { .. } => Action::SlowStartGrow,
+            GallopStep::Cut { cut_bytes } => {
+                // cwnd -= (last increment + Delta - beta); ssthresh = 2;
+                // if (cwnd < 2) cwnd = 2 (interpretations 4 and 5).
+                gallop.on_slow_start_exit();
+                let exit_bytes = self.cwnd_bytes.saturating_sub(cut_bytes);
+                self.lower_cwnd(self.at_most_the_pipe(exit_bytes, diff));
+                self.first_pkt_after_reduction = Some(self.next_pkt_num());
+                self.events.push(ControllerEvent::SlowStartExit {
+                    now,
+                    cause: SlowStartExitCause::DiffAtLeastBeta,
+                    cwnd_bytes: self.cwnd_bytes,
+                });
+                Action::SlowStartExit
+            }
+        }
+    }
+
+    /// Gallop-Vegas `ssthresh = 2` from `if (incr <= 1)`: the RTT after it
+    /// has ended, slow start ends (Gallop-Vegas III-B: "transit to the
+    /// congestion-avoidance phase at the next RTT").
+    pub(super) fn end_gallop_slow_start(&mut self, now: Instant) {
+        let Some(gallop) = &mut self.gallop else {
+            return;
+        };
+        gallop.on_slow_start_exit();
+        self.ssthresh_bytes = self.cwnd_bytes;
+        self.events.push(ControllerEvent::SlowStartExit {
+            now,
+            cause: SlowStartExitCause::IncrementAtOne,
+            cwnd_bytes: self.cwnd_bytes,
+        });
+    }
+
+    pub(super) fn gallop_exit_pending(&self) -> bool {
+        self.in_slow_start() && self.gallop.as_ref().is_some_and(|g| g.exit_pending())
+    }
+}
