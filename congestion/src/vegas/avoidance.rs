@@ -85,15 +85,15 @@ impl Vegas {
     /// End of a congestion-avoidance round: +1 packet below alpha, -1 packet
     /// above beta, unchanged in between.
     pub(super) fn congestion_avoidance_step(&mut self, diff: &RoundDiff) -> Action {
-        if diff.diff_pkts < self.alpha_pkts {
-            self.cwnd_bytes += self.max_datagram_size;
-            Action::Increase
-        } else if diff.diff_pkts > self.beta_pkts {
-            self.lower_cwnd(self.cwnd_bytes.saturating_sub(self.max_datagram_size));
-            Action::Decrease
-        } else {
-            Action::Hold
+        let action = paper::avoidance_step(diff.diff_pkts, self.alpha_pkts, self.beta_pkts);
+        match action {
+            Action::Increase => self.cwnd_bytes += self.max_datagram_size,
+            Action::Decrease => {
+                self.lower_cwnd(self.cwnd_bytes.saturating_sub(self.max_datagram_size))
+            }
+            _ => {}
         }
+        action
     }
 
     /// Expected, Actual and Diff of a finished round (III-B). Expected's
@@ -114,12 +114,16 @@ impl Vegas {
             ExpectedWindow::Cwnd => in_transit_bytes.clamp(start_bytes, end_bytes),
             ExpectedWindow::InTransit => in_transit_bytes.min(end_bytes),
         };
-        let expected_bytes_per_sec = window_bytes / base_rtt_secs;
-        let diff_bytes = (expected_bytes_per_sec - actual_bytes_per_sec) * base_rtt_secs;
+        let expected_bytes_per_sec = paper::expected_rate(window_bytes, base_rtt_secs);
         RoundDiff {
             expected_bytes_per_sec,
             actual_bytes_per_sec,
-            diff_pkts: (diff_bytes / self.max_datagram_size as f64).max(0.0),
+            diff_pkts: paper::diff_pkts(
+                expected_bytes_per_sec,
+                actual_bytes_per_sec,
+                base_rtt_secs,
+                self.max_datagram_size,
+            ),
             pipe_bytes: round
                 .max_ack_rate_bytes_per_sec
                 .max(actual_bytes_per_sec)

@@ -7,8 +7,7 @@ use super::*;
 impl Vegas {
     /// III-A: was this packet sent after the last window decrease?
     pub(super) fn sent_after_last_reduction(&self, pkt_num: u64) -> bool {
-        self.first_pkt_after_reduction
-            .is_none_or(|first| pkt_num >= first)
+        paper::loss_counts(pkt_num, self.first_pkt_after_reduction)
     }
 
     /// Lowers cwnd (never below the minimum window) and ssthresh with it.

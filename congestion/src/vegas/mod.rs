@@ -1,6 +1,9 @@
 //! TCP Vegas (Brakmo & Peterson, "TCP Vegas: End to End Congestion
 //! Avoidance on a Global Internet", IEEE JSAC 1995, section III) for QUIC.
-//! All RTT and rate measurements come from the [`RoundSampler`].
+//! All RTT and rate measurements come from the [`RoundSampler`]. The
+//! paper's rules themselves, as pure functions on one screen, are in
+//! [`paper`]; this module applies them once per round
+//! (`Vegas::on_round_end`).
 //!
 //! - III-B congestion avoidance, once per round: BaseRTT = minimum RTT,
 //!   Expected = W / BaseRTT, Actual from the sampler, where W is the window
@@ -168,19 +171,12 @@ mod config;
 mod drain;
 mod loss;
 mod pacing;
+pub mod paper;
 mod slow_start;
 
 pub use config::*;
 use drain::BaseRttProbe;
-
-/// Which kind of slow-start round is in progress (III-C).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SlowStartRound {
-    /// The window is held so Expected and Actual can be compared.
-    Hold,
-    /// The window grows by the bytes acknowledged.
-    Grow,
-}
+use paper::SlowStartRound;
 
 /// Expected, Actual and Diff of one round (III-B).
 #[derive(Clone, Copy, Debug, PartialEq)]

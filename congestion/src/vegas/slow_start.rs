@@ -16,9 +16,7 @@ impl Vegas {
             Some(gallop) => (gallop.on_ack(acked_bytes), self.ssthresh_bytes),
             None if self.slow_start_round == SlowStartRound::Grow => (
                 acked_bytes,
-                self.round_start_cwnd_bytes
-                    .saturating_mul(2)
-                    .min(self.ssthresh_bytes),
+                paper::growing_round_limit_bytes(self.round_start_cwnd_bytes, self.ssthresh_bytes),
             ),
             None => return,
         };
@@ -53,27 +51,20 @@ impl Vegas {
         if self.gallop.is_some() {
             return self.gallop_slow_start_step(now, diff);
         }
-        match self.slow_start_round {
-            SlowStartRound::Grow => {
-                self.slow_start_round = SlowStartRound::Hold;
-                Action::SlowStartGrow
-            }
-            SlowStartRound::Hold if diff.diff_pkts > self.gamma_pkts => {
-                let cut_bytes = self.cwnd_bytes - self.cwnd_bytes / SLOW_START_EXIT_CUT_DIVISOR;
-                self.lower_cwnd(self.at_most_the_pipe(cut_bytes, diff));
-                self.first_pkt_after_reduction = Some(self.next_pkt_num());
-                self.events.push(ControllerEvent::SlowStartExit {
-                    now,
-                    cause: SlowStartExitCause::DiffAboveGamma,
-                    cwnd_bytes: self.cwnd_bytes,
-                });
-                Action::SlowStartExit
-            }
-            SlowStartRound::Hold => {
-                self.slow_start_round = SlowStartRound::Grow;
-                Action::SlowStartHold
-            }
+        let (action, next_round) =
+            paper::slow_start_step(self.slow_start_round, diff.diff_pkts, self.gamma_pkts);
+        self.slow_start_round = next_round;
+        if action == Action::SlowStartExit {
+            let cut_bytes = paper::exit_window_bytes(self.cwnd_bytes);
+            self.lower_cwnd(self.at_most_the_pipe(cut_bytes, diff));
+            self.first_pkt_after_reduction = Some(self.next_pkt_num());
+            self.events.push(ControllerEvent::SlowStartExit {
+                now,
+                cause: SlowStartExitCause::DiffAboveGamma,
+                cwnd_bytes: self.cwnd_bytes,
+            });
         }
+        action
     }
 
     /// A slow-start exit window, lowered to the pipe plus one packet with
