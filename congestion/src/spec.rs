@@ -181,6 +181,7 @@ pub fn vegas(
         Some("paper") => VegasConfig::paper(),
         Some("naive") => VegasConfig {
             sampler: SamplerConfig::naive(),
+            expected_window: crate::vegas::ExpectedWindow::Cwnd,
             ..VegasConfig::paper()
         },
         Some(other) => return Err(bad("mode", other, "paper, naive or default")),

@@ -55,21 +55,6 @@ pub enum RoundEnd {
     AckCount,
 }
 
-/// Which window Expected is computed from (Expected = window / BaseRTT).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExpectedWindow {
-    /// The congestion window (III-B: "Expected = WindowSize / BaseRTT"),
-    /// so Diff = cwnd - Actual * BaseRTT: bytes of the window that are
-    /// neither in the pipe nor acknowledged count as queued, including
-    /// bytes a receiver holds unacknowledged (delayed or thinned ACKs).
-    Cwnd,
-    /// The window actually in transit, Actual * round RTT, so that
-    /// Diff = Actual * (round RTT - BaseRTT): Little's law for the flow's
-    /// packets in the bottleneck queue. With ACK-delay-corrected RTT samples
-    /// a receiver that holds its ACKs no longer looks like a queue.
-    InTransit,
-}
-
 /// Sampler options. [`SamplerConfig::paper`] measures as the paper does;
 /// [`SamplerConfig::default`] is the robust setting for real paths.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -99,8 +84,6 @@ pub struct SamplerConfig {
     pub actual_bytes: ActualBytes,
     /// Mark rounds that did not use the window as not usable.
     pub require_cwnd_limited: bool,
-    /// Which window Expected uses.
-    pub expected_window: ExpectedWindow,
     /// What ends a round.
     pub round_end: RoundEnd,
     /// Read the round's RTT from hold bounds when the path aggregates ACKs
@@ -130,7 +113,6 @@ impl SamplerConfig {
             // for the request: without gating, their tiny Actual would read
             // as a Diff of several packets and end slow start at once.
             require_cwnd_limited: true,
-            expected_window: ExpectedWindow::InTransit,
             round_end: RoundEnd::PacketNumber,
             aggregation_aware: false,
         }
@@ -145,7 +127,6 @@ impl SamplerConfig {
             round_end: RoundEnd::AckCount,
             require_cwnd_limited: false,
             actual_bytes: ActualBytes::Sent,
-            expected_window: ExpectedWindow::Cwnd,
             base_rtt_full_sized_only: false,
             ..SamplerConfig::paper()
         }
@@ -201,7 +182,6 @@ impl Default for SamplerConfig {
             base_rtt_idle_reset: Some(DEFAULT_IDLE_RESET),
             actual_bytes: ActualBytes::Delivered,
             require_cwnd_limited: true,
-            expected_window: ExpectedWindow::InTransit,
             round_end: RoundEnd::PacketNumber,
             aggregation_aware: true,
         }

@@ -31,7 +31,7 @@
 //!     IV-A: "In an actual Vegas implementation, D is the smoothed RTT ...
 //!     the average of the actual RTTs of all packets in the same round";
 //!     Vanichpun & Feng section III models the same. With Expected's window the
-//!     same W ([`ExpectedWindow::InTransit`]), Diff = W (1 - d / D), the
+//!     same W ([`crate::vegas::ExpectedWindow::InTransit`]), Diff = W (1 - d / D), the
 //!     formula both papers' analyses and tables use.
 //!   - `Sent` (III-B read literally): bytes *sent* in the round / interval:
 //!     "recording how many bytes are transmitted between the time that
@@ -176,7 +176,7 @@ pub use aggregation::{
 };
 use base_rtt::*;
 pub use base_rtt::{DEFAULT_BASE_RTT_WINDOW, DEFAULT_IDLE_RESET};
-pub use config::{ActualBytes, BaseRttMode, ExpectedWindow, RoundEnd, RoundRttStat, SamplerConfig};
+pub use config::{ActualBytes, BaseRttMode, RoundEnd, RoundRttStat, SamplerConfig};
 pub use credit::CREDIT_CYCLE_MAX_STEP;
 
 /// III-B: Actual is computed from one distinguished segment per RTT.

@@ -108,7 +108,7 @@ impl Vegas {
         let start_bytes = self.round_start_cwnd_bytes as f64;
         let end_bytes = start_bytes.max(self.cwnd_bytes as f64);
         let in_transit_bytes = actual_bytes_per_sec * round_rtt.as_secs_f64();
-        let window_bytes = match self.sampler.config().expected_window {
+        let window_bytes = match self.config.expected_window {
             // The paper's cwnd; while the window grew during the round, the
             // part of it that was in transit.
             ExpectedWindow::Cwnd => in_transit_bytes.clamp(start_bytes, end_bytes),

@@ -192,6 +192,21 @@ pub const FAMILY_NAMES: [&str; 8] = [
     "gallop-vegas-a-compat",
 ];
 
+/// Which window Expected is computed from (Expected = window / BaseRTT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpectedWindow {
+    /// The congestion window (III-B: "Expected = WindowSize / BaseRTT"),
+    /// so Diff = cwnd - Actual * BaseRTT: bytes of the window that are
+    /// neither in the pipe nor acknowledged count as queued, including
+    /// bytes a receiver holds unacknowledged (delayed or thinned ACKs).
+    Cwnd,
+    /// The window actually in transit, Actual * round RTT, so that
+    /// Diff = Actual * (round RTT - BaseRTT): Little's law for the flow's
+    /// packets in the bottleneck queue. With ACK-delay-corrected RTT samples
+    /// a receiver that holds its ACKs no longer looks like a queue.
+    InTransit,
+}
+
 /// Vegas parameters. [`VegasConfig::paper`] is the paper's Vegas;
 /// [`VegasConfig::default`] the same algorithm with QUIC's initial window,
 /// pacing and the robust sampler. The `with_*` methods turn either into
@@ -242,6 +257,8 @@ pub struct VegasConfig {
     /// RTTs (BaseRTT and the round's) below this count as this in Diff
     /// ([`DEFAULT_RTT_RESOLUTION`]); None: the RTTs as measured.
     pub rtt_resolution: Option<Duration>,
+    /// Which window Expected uses.
+    pub expected_window: ExpectedWindow,
     pub sampler: SamplerConfig,
     /// With a windowed BaseRTT: after this many consecutive decreases, drain
     /// the flow's own queue (as a BaseRTT probe) to check whether BaseRTT
@@ -284,6 +301,7 @@ impl VegasConfig {
             pacing_period: PacingPeriod::SmoothedRtt,
             pacing_headroom_pkts: None,
             rtt_resolution: None,
+            expected_window: ExpectedWindow::InTransit,
             sampler: SamplerConfig::paper(),
             probe_base_rtt: false,
             route_change_rounds: 0,

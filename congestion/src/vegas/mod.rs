@@ -149,7 +149,6 @@ use crate::gallop::GallopStep;
 use crate::reno_compat::compat_alpha_beta;
 use crate::reno_compat::CompatApproach;
 use crate::sampler::BaseRttMode;
-use crate::sampler::ExpectedWindow;
 use crate::sampler::RoundSample;
 use crate::sampler::RoundSampler;
 use crate::sampler::SamplerConfig;
