@@ -19,7 +19,7 @@ use super::SLOW_START_EXIT_CUT_DIVISOR;
 
 /// Which kind of slow-start round is in progress (III-C).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SlowStartRound {
+pub enum SlowStartRound {
     /// The window is held so Expected and Actual can be compared.
     Hold,
     /// The window grows by the bytes acknowledged.
@@ -60,7 +60,7 @@ pub fn avoidance_step(diff_pkts: f64, alpha_pkts: f64, beta_pkts: f64) -> Action
 /// growing round is followed by a held one; a held round compares Expected
 /// and Actual and either leaves slow start (Diff > gamma) or lets the next
 /// round grow.
-pub(crate) fn slow_start_step(
+pub fn slow_start_step(
     round: SlowStartRound,
     diff_pkts: f64,
     gamma_pkts: f64,
