@@ -356,3 +356,167 @@ impl ReleaseLattice {
         }
     }
 }
+
+impl RoundSampler {
+    /// The round's smallest RTT with the ACK holds of an aggregating path
+    /// taken out, and whether hold bounds decided it (module documentation,
+    /// "ACK aggregation"). Elsewhere it is the round's smallest sample.
+    pub(super) fn hold_aware_round_min(
+        &mut self,
+        now: Instant,
+        round: &RoundTally,
+        interval: Duration,
+        base_rtt: Option<Duration>,
+        last_cwnd_bytes: usize,
+    ) -> (Duration, bool) {
+        // With ACK aggregation the smallest sample still carries its ACK's
+        // hold; the hold-free RTT lies between the largest lower bound and
+        // the smallest sample, and the middle of that interval is the
+        // estimate (module documentation). An empty interval means the RTT
+        // moved within the round: the samples are taken as they are.
+        // The round's largest lower bound, if it has one that the smallest
+        // sample does not contradict.
+        let lower_bound = round
+            .rtt_lower_bound
+            .filter(|&lower| lower <= round.rtt_min);
+        let hold_bounded =
+            self.config.aggregation_aware && round.aggregated && lower_bound.is_some();
+        let rate_bytes_per_sec = if interval.is_zero() {
+            0.0
+        } else {
+            round.bytes_acked as f64 / interval.as_secs_f64()
+        };
+        let bytes_per_frame = round.bytes_acked / u64::from(round.samples.max(1));
+        let locked = match (round.release_period, lower_bound) {
+            (Some(period), Some(lower)) if hold_bounded => {
+                // Bounds a few packet times apart decide well enough from
+                // their middle ([`PHASE_LOCK_MIN_WIDTH_PKTS`]).
+                let width_bytes = (round.rtt_min - lower).as_secs_f64() * rate_bytes_per_sec;
+                let min_width_bytes =
+                    (PHASE_LOCK_MIN_WIDTH_PKTS * self.max_datagram_size as u64) as f64;
+                width_bytes >= min_width_bytes
+                    && self.phase_lock.update(
+                        now,
+                        LockRound {
+                            period,
+                            bounds: (lower, round.rtt_min),
+                            rate_bytes_per_sec,
+                            bytes_per_frame,
+                            cwnd_bytes: last_cwnd_bytes,
+                            max_datagram_size: self.max_datagram_size,
+                        },
+                    )
+            }
+            _ => {
+                self.phase_lock.clear();
+                false
+            }
+        };
+        let hold_aware_min = match lower_bound {
+            Some(lower) if hold_bounded => {
+                if locked {
+                    // The lower bound is a period below the samples;
+                    // BaseRTT, the smallest sample, is as fast as the path
+                    // has been.
+                    base_rtt.map_or(lower, |base| lower.max(base))
+                } else {
+                    lower + (round.rtt_min - lower) / 2
+                }
+            }
+            _ => round.rtt_min,
+        };
+        (hold_aware_min, hold_bounded)
+    }
+
+    /// A lower bound on the hold-free RTT of the packet an ACK frame's
+    /// sample measures (sent at `largest_sent`), and whether the frame
+    /// arrived in a burst with the previous one (module documentation, "ACK
+    /// aggregation").
+    ///
+    /// A frame arrives in a burst when it follows the previous frame by
+    /// less than a quarter of the time between the sends of the packets the
+    /// two frames measure, and faster than a quarter of the time the path
+    /// took to deliver its bytes: the path bunched ACKs that the receiver
+    /// spread out. A burst's frames were all released after the arrival of
+    /// the last frame before it (else they would have come with that one),
+    /// so each measures at least `burst_prev_arrival - largest_sent`. On a
+    /// release clock ([`ReleaseLattice`]) every frame reached the clock
+    /// less than a period before its release began, which bounds frames
+    /// outside bursts too. Either bound is less the ack delay the sample
+    /// had subtracted.
+    pub(super) fn hold_lower_bound(
+        &mut self,
+        event: &AckEvent<'_>,
+        acked_bytes: u64,
+        largest_sent: Instant,
+        rtt: Duration,
+    ) -> HoldBound {
+        let previous = self.last_ack.replace(AckArrival {
+            time: event.now,
+            largest_sent,
+        });
+        let Some(previous) = previous else {
+            self.lattice
+                .observe(event.now, false, acked_bytes, self.max_datagram_size);
+            return HoldBound::default();
+        };
+        let arrival_gap = event.now.saturating_duration_since(previous.time);
+        let send_gap = largest_sent.saturating_duration_since(previous.largest_sent);
+        // ...and acknowledges its bytes many times faster than the
+        // frames outside bursts do: a queue that drains also brings ACKs
+        // closer than their packets were sent, but no faster than the
+        // bottleneck delivers.
+        let factor = BURST_COMPRESSION_FACTOR;
+        let faster_than_delivery = self.ack_rate_bytes_per_sec.is_some_and(|rate| {
+            acked_bytes as f64 > f64::from(factor) * rate * arrival_gap.as_secs_f64()
+        });
+        let in_burst =
+            !send_gap.is_zero() && arrival_gap * factor < send_gap && faster_than_delivery;
+        if !in_burst {
+            self.burst_prev_arrival = Some(previous.time);
+            if !arrival_gap.is_zero() {
+                let rate = acked_bytes as f64 / arrival_gap.as_secs_f64();
+                if let Some(span_rate) = self.recent_frames.push(
+                    event.now,
+                    acked_bytes,
+                    FRAME_RATE_MIN_PKTS * self.max_datagram_size as u64,
+                ) {
+                    if let Some(round) = &mut self.round {
+                        round.max_ack_rate_bytes_per_sec =
+                            round.max_ack_rate_bytes_per_sec.max(span_rate);
+                    }
+                }
+                self.ack_rate_bytes_per_sec =
+                    Some(self.ack_rate_bytes_per_sec.map_or(rate, |smoothed| {
+                        let gain = f64::from(SMOOTHING_GAIN_DENOMINATOR);
+                        smoothed + (rate - smoothed) / gain
+                    }));
+            }
+        }
+        self.lattice
+            .observe(event.now, in_burst, acked_bytes, self.max_datagram_size);
+        let raw_rtt = event.now.saturating_duration_since(largest_sent);
+        let subtracted_delay = raw_rtt.saturating_sub(rtt);
+        let bound_from = |reached_by: Instant| {
+            reached_by
+                .checked_duration_since(largest_sent)
+                .map(|d| d.saturating_sub(subtracted_delay))
+        };
+        let burst_bound = self
+            .burst_prev_arrival
+            .filter(|_| in_burst)
+            .and_then(bound_from);
+        let lattice_bound = self
+            .lattice
+            .release_began()
+            .and_then(|(start, period)| start.checked_sub(period).and_then(bound_from));
+        let lower_bound = match (burst_bound, lattice_bound) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        HoldBound {
+            lower_bound,
+            in_burst,
+        }
+    }
+}
