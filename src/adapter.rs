@@ -360,7 +360,7 @@ impl CongestionController for Adapter {
         self.controller.cwnd_bytes()
     }
 
-    fn pacing_rate(&self, _bytes_in_flight: usize, smoothed_rtt: Duration) -> Option<u64> {
+    fn pacing_rate(&self, smoothed_rtt: Duration) -> Option<u64> {
         self.controller.pacing_rate_bytes_per_sec(smoothed_rtt)
     }
 
