@@ -10,18 +10,18 @@ impl Vegas {
     /// End of a congestion-avoidance round: Gallop-Vegas's hold after a
     /// status-2 exit, then Vegas or Vegas-A.
     pub(super) fn congestion_avoidance_round(&mut self, now: Instant, diff: &RoundDiff) -> Action {
-        if let Some(gallop) = &mut self.gallop {
+        if let SlowStart::Gallop(gallop) = &mut self.slow_start {
             // "if (status != 2) do the motion of original Vegas else
             // status = 0".
             if gallop.on_congestion_avoidance_round() {
                 self.events.push(gallop.event(now));
-                if let Some(vegas_a) = &mut self.vegas_a {
+                if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
                     vegas_a.note_actual(diff.actual_bytes_per_sec);
                 }
                 return Action::Hold;
             }
         }
-        if self.vegas_a.is_some() {
+        if matches!(self.avoidance, Avoidance::VegasA(_)) {
             self.vegas_a_step(now, diff)
         } else {
             self.congestion_avoidance_step(diff)
@@ -31,7 +31,7 @@ impl Vegas {
     /// End of a Vegas-A congestion-avoidance round (Vegas-A section 3,
     /// [`VegasA::on_round`]).
     pub(super) fn vegas_a_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
-        let Some(vegas_a) = &mut self.vegas_a else {
+        let Avoidance::VegasA(vegas_a) = &mut self.avoidance else {
             return Action::Hold;
         };
         let step = vegas_a.on_round(diff.diff_pkts, diff.actual_bytes_per_sec);

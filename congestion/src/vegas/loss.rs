@@ -24,9 +24,9 @@ impl Vegas {
         self.probe = None;
         self.first_pkt_after_reduction = Some(self.next_pkt_num());
         self.round_start_cwnd_bytes = self.cwnd_bytes;
-        self.slow_start_round = SlowStartRound::Hold;
+        self.hold_next_slow_start_round();
         self.sampler.restart_round();
-        if let Some(vegas_a) = &mut self.vegas_a {
+        if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
             vegas_a.forget_actual();
         }
     }
@@ -34,7 +34,7 @@ impl Vegas {
     /// Gallop-Vegas "retransmission-timeout phase": incr, maxincr and
     /// status back to their defaults, the first RTT adds nothing.
     pub(super) fn restart_gallop(&mut self, now: Instant) {
-        if let Some(gallop) = &mut self.gallop {
+        if let SlowStart::Gallop(gallop) = &mut self.slow_start {
             gallop.restart(self.cwnd_bytes, self.max_datagram_size);
             self.events.push(gallop.event(now));
         }

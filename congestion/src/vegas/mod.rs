@@ -191,6 +191,22 @@ pub struct RoundDiff {
     pub pipe_bytes: f64,
 }
 
+/// Slow start (III-C): the paper's held and growing rounds, or
+/// Gallop-Vegas's stable growth in their place.
+#[derive(Clone, Debug)]
+enum SlowStart {
+    Vegas(SlowStartRound),
+    Gallop(GallopSlowStart),
+}
+
+/// Congestion avoidance's thresholds (III-B): the paper's fixed alpha and
+/// beta, or Vegas-A's adaptive ones.
+#[derive(Clone, Debug)]
+enum Avoidance {
+    Vegas,
+    VegasA(VegasA),
+}
+
 /// TCP Vegas and its family (module documentation).
 #[derive(Clone, Debug)]
 pub struct Vegas {
@@ -207,16 +223,15 @@ pub struct Vegas {
     /// alpha/beta at the start ([`VegasConfig::alpha_beta_pkts`]).
     start_alpha_pkts: f64,
     start_beta_pkts: f64,
-    /// Vegas-A state, with [`AvoidanceKind::VegasA`].
-    vegas_a: Option<VegasA>,
-    /// Gallop-Vegas state, with [`SlowStartKind::Gallop`].
-    gallop: Option<GallopSlowStart>,
+    /// Slow start: the paper's rounds or Gallop-Vegas's ([`SlowStartKind`]).
+    slow_start: SlowStart,
+    /// Congestion avoidance: fixed alpha/beta or Vegas-A's ([`AvoidanceKind`]).
+    avoidance: Avoidance,
     /// Vanichpun & Feng's gamma choice, once made.
     gamma_choice: Option<GammaChoice>,
     /// The window when the round in progress started: Expected's
     /// WindowSize, and the base of the slow-start doubling.
     round_start_cwnd_bytes: usize,
-    slow_start_round: SlowStartRound,
     largest_sent_pkt_num: Option<u64>,
     /// III-A: packets numbered from here on were sent after the last window
     /// decrease. None: no decrease yet.
@@ -256,13 +271,18 @@ impl Vegas {
             gamma_pkts: config.gamma_pkts,
             start_alpha_pkts: alpha_pkts,
             start_beta_pkts: beta_pkts,
-            vegas_a: (config.avoidance == AvoidanceKind::VegasA)
-                .then(|| VegasA::new(alpha_pkts, beta_pkts)),
-            gallop: (config.slow_start == SlowStartKind::Gallop)
-                .then(|| GallopSlowStart::new(cwnd_bytes, config.max_datagram_size)),
+            slow_start: match config.slow_start {
+                SlowStartKind::Vegas => SlowStart::Vegas(SlowStartRound::Hold),
+                SlowStartKind::Gallop => {
+                    SlowStart::Gallop(GallopSlowStart::new(cwnd_bytes, config.max_datagram_size))
+                }
+            },
+            avoidance: match config.avoidance {
+                AvoidanceKind::Vegas => Avoidance::Vegas,
+                AvoidanceKind::VegasA => Avoidance::VegasA(VegasA::new(alpha_pkts, beta_pkts)),
+            },
             gamma_choice: None,
             round_start_cwnd_bytes: cwnd_bytes,
-            slow_start_round: SlowStartRound::Hold,
             largest_sent_pkt_num: None,
             first_pkt_after_reduction: None,
             recovery_cause: None,
@@ -314,12 +334,18 @@ impl Vegas {
 
     /// Vegas-A state, with Vegas-A congestion avoidance.
     pub fn vegas_a(&self) -> Option<&VegasA> {
-        self.vegas_a.as_ref()
+        match &self.avoidance {
+            Avoidance::VegasA(vegas_a) => Some(vegas_a),
+            Avoidance::Vegas => None,
+        }
     }
 
     /// Gallop-Vegas state (incr, maxincr, status), with Gallop slow start.
     pub fn gallop(&self) -> Option<&GallopSlowStart> {
-        self.gallop.as_ref()
+        match &self.slow_start {
+            SlowStart::Gallop(gallop) => Some(gallop),
+            SlowStart::Vegas(_) => None,
+        }
     }
 
     fn initial_window_bytes(&self) -> usize {
@@ -334,6 +360,14 @@ impl Vegas {
         // A BaseRTT drain lowers the window below ssthresh for two rounds
         // only; that is not slow start.
         self.probe.is_none() && self.cwnd_bytes < self.ssthresh_bytes
+    }
+
+    /// The paper's slow start measures in its next round (III-C); Gallop
+    /// keeps its own state.
+    fn hold_next_slow_start_round(&mut self) {
+        if let SlowStart::Vegas(round) = &mut self.slow_start {
+            *round = SlowStartRound::Hold;
+        }
     }
 
     fn next_pkt_num(&self) -> u64 {
@@ -351,12 +385,12 @@ impl Vegas {
             // The window was not in use: nothing to learn, nothing decided.
             self.clear_pacing_cap();
             if self.in_slow_start() {
-                self.slow_start_round = SlowStartRound::Hold;
-                if let Some(gallop) = &mut self.gallop {
-                    gallop.skip_round();
+                match &mut self.slow_start {
+                    SlowStart::Vegas(round) => *round = SlowStartRound::Hold,
+                    SlowStart::Gallop(gallop) => gallop.skip_round(),
                 }
             }
-            if let Some(vegas_a) = &mut self.vegas_a {
+            if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
                 vegas_a.forget_actual();
             }
             self.round_start_cwnd_bytes = self.cwnd_bytes;
@@ -483,7 +517,7 @@ impl Controller for Vegas {
             self.alpha_pkts != self.start_alpha_pkts || self.beta_pkts != self.start_beta_pkts;
         self.alpha_pkts = self.start_alpha_pkts;
         self.beta_pkts = self.start_beta_pkts;
-        if let Some(vegas_a) = &mut self.vegas_a {
+        if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
             vegas_a.reset(self.start_alpha_pkts, self.start_beta_pkts);
         }
         if params_changed {
@@ -497,7 +531,7 @@ impl Controller for Vegas {
         self.gamma_pkts = self.config.gamma_pkts;
         self.gamma_choice = None;
         self.round_start_cwnd_bytes = self.cwnd_bytes;
-        self.slow_start_round = SlowStartRound::Hold;
+        self.hold_next_slow_start_round();
         self.first_pkt_after_reduction = None;
         self.recovery_cause = None;
         self.restart_gallop(now);

@@ -12,13 +12,13 @@ impl Vegas {
     /// Gallop-Vegas instead adds this ACK's share of the RTT's increment
     /// (Gallop-Vegas III-B), up to ssthresh.
     pub(super) fn slow_start_on_ack(&mut self, now: Instant, acked_bytes: usize) {
-        let (grow_bytes, limit_bytes) = match &mut self.gallop {
-            Some(gallop) => (gallop.on_ack(acked_bytes), self.ssthresh_bytes),
-            None if self.slow_start_round == SlowStartRound::Grow => (
+        let (grow_bytes, limit_bytes) = match &mut self.slow_start {
+            SlowStart::Gallop(gallop) => (gallop.on_ack(acked_bytes), self.ssthresh_bytes),
+            SlowStart::Vegas(SlowStartRound::Grow) => (
                 acked_bytes,
                 paper::growing_round_limit_bytes(self.round_start_cwnd_bytes, self.ssthresh_bytes),
             ),
-            None => return,
+            SlowStart::Vegas(SlowStartRound::Hold) => return,
         };
         if grow_bytes == 0 {
             return;
@@ -29,7 +29,7 @@ impl Vegas {
             .min(limit_bytes)
             .max(self.cwnd_bytes);
         if !self.in_slow_start() {
-            if let Some(gallop) = &mut self.gallop {
+            if let SlowStart::Gallop(gallop) = &mut self.slow_start {
                 gallop.on_slow_start_exit();
             }
             self.events.push(ControllerEvent::SlowStartExit {
@@ -44,16 +44,15 @@ impl Vegas {
     /// after a held round Diff decides between growing and leaving slow
     /// start with a 1/8 cut.
     pub(super) fn slow_start_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
-        if let Some(vegas_a) = &mut self.vegas_a {
+        if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
             // Th(t-rtt) for the first congestion-avoidance round.
             vegas_a.note_actual(diff.actual_bytes_per_sec);
         }
-        if self.gallop.is_some() {
+        let SlowStart::Vegas(round) = self.slow_start else {
             return self.gallop_slow_start_step(now, diff);
-        }
-        let (action, next_round) =
-            paper::slow_start_step(self.slow_start_round, diff.diff_pkts, self.gamma_pkts);
-        self.slow_start_round = next_round;
+        };
+        let (action, next_round) = paper::slow_start_step(round, diff.diff_pkts, self.gamma_pkts);
+        self.slow_start = SlowStart::Vegas(next_round);
         if action == Action::SlowStartExit {
             let cut_bytes = paper::exit_window_bytes(self.cwnd_bytes);
             self.lower_cwnd(self.at_most_the_pipe(cut_bytes, diff));
@@ -81,7 +80,7 @@ impl Vegas {
     /// End of a Gallop-Vegas slow-start round: the block of Gallop-Vegas III-C
     /// ([`GallopSlowStart::on_round`]).
     pub(super) fn gallop_slow_start_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
-        let Some(gallop) = &mut self.gallop else {
+        let SlowStart::Gallop(gallop) = &mut self.slow_start else {
             return Action::SlowStartHold;
         };
         let step = gallop.on_round(
@@ -115,7 +114,7 @@ impl Vegas {
     /// has ended, slow start ends (Gallop-Vegas III-B: "transit to the
     /// congestion-avoidance phase at the next RTT").
     pub(super) fn end_gallop_slow_start(&mut self, now: Instant) {
-        let Some(gallop) = &mut self.gallop else {
+        let SlowStart::Gallop(gallop) = &mut self.slow_start else {
             return;
         };
         gallop.on_slow_start_exit();
@@ -128,6 +127,7 @@ impl Vegas {
     }
 
     pub(super) fn gallop_exit_pending(&self) -> bool {
-        self.in_slow_start() && self.gallop.as_ref().is_some_and(|g| g.exit_pending())
+        self.in_slow_start()
+            && matches!(&self.slow_start, SlowStart::Gallop(gallop) if gallop.exit_pending())
     }
 }
