@@ -14,7 +14,8 @@ impl Vegas {
             // "if (status != 2) do the motion of original Vegas else
             // status = 0".
             if gallop.on_congestion_avoidance_round() {
-                self.events.push(gallop.event(now));
+                let update = gallop.event(now);
+                self.record_gallop_update(update);
                 if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
                     vegas_a.note_actual(diff.actual_bytes_per_sec);
                 }
@@ -45,11 +46,7 @@ impl Vegas {
         if step.params_changed {
             self.alpha_pkts = step.alpha_pkts;
             self.beta_pkts = step.beta_pkts;
-            self.events.push(ControllerEvent::ParamsChanged {
-                now,
-                alpha_pkts: self.alpha_pkts,
-                beta_pkts: self.beta_pkts,
-            });
+            self.record_params_changed(now);
         }
         step.window
     }

@@ -105,13 +105,7 @@ impl Vegas {
         });
         self.last_probe = Some(now);
         self.cwnd_bytes = before.saturating_sub(drain_bytes).max(min_bytes);
-        self.events.push(ControllerEvent::Reduction {
-            now,
-            cause: ReductionCause::BaseRttProbe,
-            cwnd_before_bytes: before,
-            cwnd_after_bytes: self.cwnd_bytes,
-            ssthresh_bytes: self.ssthresh_bytes,
-        });
+        self.record_reduction(now, ReductionCause::BaseRttProbe, before);
         true
     }
 }

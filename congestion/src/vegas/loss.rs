@@ -36,7 +36,8 @@ impl Vegas {
     pub(super) fn restart_gallop(&mut self, now: Instant) {
         if let SlowStart::Gallop(gallop) = &mut self.slow_start {
             gallop.restart(self.cwnd_bytes, self.max_datagram_size);
-            self.events.push(gallop.event(now));
+            let update = gallop.event(now);
+            self.record_gallop_update(update);
         }
     }
 
@@ -48,23 +49,13 @@ impl Vegas {
         was_slow_start: bool,
     ) {
         if was_slow_start && !self.in_slow_start() {
-            let cause = match cause {
+            let exit_cause = match cause {
                 ReductionCause::Pto => SlowStartExitCause::Pto,
                 _ => SlowStartExitCause::Loss,
             };
-            self.events.push(ControllerEvent::SlowStartExit {
-                now,
-                cause,
-                cwnd_bytes: self.cwnd_bytes,
-            });
+            self.record_slow_start_exit(now, exit_cause);
         }
-        self.events.push(ControllerEvent::Reduction {
-            now,
-            cause,
-            cwnd_before_bytes,
-            cwnd_after_bytes: self.cwnd_bytes,
-            ssthresh_bytes: self.ssthresh_bytes,
-        });
+        self.record_reduction(now, cause, cwnd_before_bytes);
     }
 
     // Loss, timeout, persistent congestion (III-A, RFC 9002 7.3.2, 7.6).

@@ -171,6 +171,7 @@ mod drain;
 mod loss;
 mod pacing;
 pub mod paper;
+mod records;
 mod slow_start;
 
 pub use config::*;
@@ -418,7 +419,7 @@ impl Vegas {
         } else {
             self.decrease_streak = 0;
         }
-        self.events.push(ControllerEvent::Round(RoundDecision {
+        self.record_round(RoundDecision {
             now,
             base_rtt: round.base_rtt,
             round_rtt,
@@ -435,7 +436,7 @@ impl Vegas {
             samples: round.samples,
             bytes_acked: round.bytes_acked,
             rtt_from_hold_bounds: round.hold_bounded,
-        }));
+        });
         self.round_start_cwnd_bytes = self.cwnd_bytes;
     }
 }
@@ -521,11 +522,7 @@ impl Controller for Vegas {
             vegas_a.reset(self.start_alpha_pkts, self.start_beta_pkts);
         }
         if params_changed {
-            self.events.push(ControllerEvent::ParamsChanged {
-                now,
-                alpha_pkts: self.alpha_pkts,
-                beta_pkts: self.beta_pkts,
-            });
+            self.record_params_changed(now);
         }
         // Vanichpun & Feng: gamma is selected again for the new path's BaseRTT.
         self.gamma_pkts = self.config.gamma_pkts;

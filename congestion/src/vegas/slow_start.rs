@@ -32,11 +32,7 @@ impl Vegas {
             if let SlowStart::Gallop(gallop) = &mut self.slow_start {
                 gallop.on_slow_start_exit();
             }
-            self.events.push(ControllerEvent::SlowStartExit {
-                now,
-                cause: SlowStartExitCause::Ssthresh,
-                cwnd_bytes: self.cwnd_bytes,
-            });
+            self.record_slow_start_exit(now, SlowStartExitCause::Ssthresh);
         }
     }
 
@@ -57,11 +53,7 @@ impl Vegas {
             let cut_bytes = paper::exit_window_bytes(self.cwnd_bytes);
             self.lower_cwnd(self.at_most_the_pipe(cut_bytes, diff));
             self.first_pkt_after_reduction = Some(self.next_pkt_num());
-            self.events.push(ControllerEvent::SlowStartExit {
-                now,
-                cause: SlowStartExitCause::DiffAboveGamma,
-                cwnd_bytes: self.cwnd_bytes,
-            });
+            self.record_slow_start_exit(now, SlowStartExitCause::DiffAboveGamma);
         }
         action
     }
@@ -90,21 +82,21 @@ impl Vegas {
             self.gamma_pkts,
             self.beta_pkts,
         );
-        self.events.push(gallop.event(now));
+        let update = gallop.event(now);
+        if let GallopStep::Cut { .. } = step {
+            gallop.on_slow_start_exit();
+        }
+        self.record_gallop_update(update);
         match step {
             GallopStep::Grow { .. } => Action::SlowStartGrow,
             GallopStep::Cut { cut_bytes } => {
                 // cwnd -= (last increment + Delta - beta); ssthresh = 2;
-                // if (cwnd < 2) cwnd = 2 (interpretations 4 and 5).
-                gallop.on_slow_start_exit();
+                // if (cwnd < 2) cwnd = 2 (interpretations 4 and 5);
+                // Gallop left slow start above.
                 let exit_bytes = self.cwnd_bytes.saturating_sub(cut_bytes);
                 self.lower_cwnd(self.at_most_the_pipe(exit_bytes, diff));
                 self.first_pkt_after_reduction = Some(self.next_pkt_num());
-                self.events.push(ControllerEvent::SlowStartExit {
-                    now,
-                    cause: SlowStartExitCause::DiffAtLeastBeta,
-                    cwnd_bytes: self.cwnd_bytes,
-                });
+                self.record_slow_start_exit(now, SlowStartExitCause::DiffAtLeastBeta);
                 Action::SlowStartExit
             }
         }
@@ -119,11 +111,7 @@ impl Vegas {
         };
         gallop.on_slow_start_exit();
         self.ssthresh_bytes = self.cwnd_bytes;
-        self.events.push(ControllerEvent::SlowStartExit {
-            now,
-            cause: SlowStartExitCause::IncrementAtOne,
-            cwnd_bytes: self.cwnd_bytes,
-        });
+        self.record_slow_start_exit(now, SlowStartExitCause::IncrementAtOne);
     }
 
     pub(super) fn gallop_exit_pending(&self) -> bool {

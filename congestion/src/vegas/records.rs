@@ -1,0 +1,57 @@
+//! The decision records (`ControllerEvent`s, for qlog and the trace
+//! graphs): the one place the Vegas family writes them. Each takes the
+//! window and thresholds as they are when it is called.
+
+use super::*;
+
+impl Vegas {
+    /// Every record goes through here.
+    fn record(&mut self, event: ControllerEvent) {
+        self.events.push(event);
+    }
+
+    /// The decision of a finished round (III-B, III-C).
+    pub(super) fn record_round(&mut self, decision: RoundDecision) {
+        self.record(ControllerEvent::Round(decision));
+    }
+
+    /// Slow start ended, for `cause`, at the current window.
+    pub(super) fn record_slow_start_exit(&mut self, now: Instant, cause: SlowStartExitCause) {
+        self.record(ControllerEvent::SlowStartExit {
+            now,
+            cause,
+            cwnd_bytes: self.cwnd_bytes,
+        });
+    }
+
+    /// The window went down from `cwnd_before_bytes`, for `cause`.
+    pub(super) fn record_reduction(
+        &mut self,
+        now: Instant,
+        cause: ReductionCause,
+        cwnd_before_bytes: usize,
+    ) {
+        self.record(ControllerEvent::Reduction {
+            now,
+            cause,
+            cwnd_before_bytes,
+            cwnd_after_bytes: self.cwnd_bytes,
+            ssthresh_bytes: self.ssthresh_bytes,
+        });
+    }
+
+    /// alpha and beta changed (Vegas-A, or back to the start on a new path).
+    pub(super) fn record_params_changed(&mut self, now: Instant) {
+        self.record(ControllerEvent::ParamsChanged {
+            now,
+            alpha_pkts: self.alpha_pkts,
+            beta_pkts: self.beta_pkts,
+        });
+    }
+
+    /// Gallop-Vegas's incr/maxincr/status, as taken by the caller
+    /// (`GallopSlowStart::event`).
+    pub(super) fn record_gallop_update(&mut self, update: ControllerEvent) {
+        self.record(update);
+    }
+}
