@@ -24,14 +24,10 @@ pub const PAPER_INITIAL_WINDOW_PKTS: usize = 2;
 pub const RENO_LOSS_REDUCTION_FACTOR: f64 = 0.5;
 /// III-C: a retransmit timeout sets the threshold to half the window.
 pub(super) const TIMEOUT_SSTHRESH_DIVISOR: usize = 2;
-/// The Vegas family's default pacing gain: exactly cwnd / smoothed RTT.
-/// Vegas keeps its window at the pipe plus alpha..beta packets, so it never
-/// needs to send faster than one window per RTT; a gain above 1 (RFC 9002
-/// 7.7 suggests 1.25 for loss-based windows) turns every ACK-clocked burst
-/// into a small bottleneck queue whose last packet, the one an ACK frame
-/// takes its RTT sample from, reads as standing queue. Measured with an ACK
-/// every 16 packets (scenario `ack-frequency`): 1.25 gives 84% steady
-/// utilization, 1.0 gives 95%.
+/// The Vegas family's default pacing gain: one window per period. Vegas
+/// never needs to send faster (its window is the pipe plus alpha..beta);
+/// RFC 9002 7.7's 1.25 makes bursts that read as queue. Measurements:
+/// `docs/constants.md`.
 pub const VEGAS_PACING_GAIN: f64 = 1.0;
 
 /// The time one window of pacing is spread over (rate = gain * cwnd /
@@ -42,29 +38,17 @@ pub enum PacingPeriod {
     SmoothedRtt,
     /// In congestion avoidance, the window's credit cycle
     /// ([`RoundSampler::credit_cycle`]), or the smoothed RTT if that is
-    /// longer (slow start keeps the smoothed RTT): how long the window's bytes take to
-    /// come back acknowledged, including the time packets wait at the
-    /// receiver for a thinned ACK and the hold of an aggregated one. A
-    /// window-limited sender moves one window per credit cycle, so pacing
-    /// over the smoothed RTT instead sends each ACK's credit as a burst
-    /// faster than the path drains it. Measured with an ACK every 16
-    /// packets (scenario `ack-frequency`): 94.6% steady utilization over
-    /// the smoothed RTT, 99.9% over the credit cycle (the default).
+    /// longer (slow start keeps the smoothed RTT): a window-limited sender
+    /// moves one window per credit cycle, waits for thinned and aggregated
+    /// ACKs included. The default; measurements: `docs/constants.md`.
     CreditCycle,
 }
 
 /// The default pacing headroom ([`VegasConfig::pacing_headroom_pkts`]):
 /// in congestion avoidance pace no faster than the mean Actual of the last
-/// [`PACING_CAP_ROUNDS`] rounds plus 3 packets per round RTT. Vegas adds at
-/// most one packet per round, so 3 leaves room for that and for Actual's
-/// measurement error. Our choice, no paper gives one. Measured (scenario
-/// `ack-frequency`, 20 ms ACK aggregation, N = 1, 2, 4, 8, 16): mean queue
-/// 1.6, 1.6, 1.9, 2.5, 3.6 packets at 95-100% utilization, where pacing
-/// cwnd / credit cycle alone gives 2.6, 3.6, 3.9, 4.9, 6.6. A headroom of 1
-/// starves the flow (the cap trails its own rate); on a 100-run grid (10
-/// and 20 Mbit/s, 40 and 54 ms, aggregation 0-30 ms, N = 1..16) 2, 3 and 4
-/// left 17, 16 and 19 runs under 95% utilization (no cap: 26) and 16, 8
-/// and 3 with a mean queue above beta + 1 (no cap: 17).
+/// [`PACING_CAP_ROUNDS`] rounds plus 3 packets per round RTT: room for
+/// Vegas's +1 per round and Actual's error. Our choice, no paper gives
+/// one; measurements (1 starves the flow): `docs/constants.md`.
 pub const DEFAULT_PACING_HEADROOM_PKTS: f64 = 3.0;
 /// The default [`VegasConfig::rtt_resolution`]: RFC 9002's timer
 /// granularity (kGranularity, section 6.1.2). A path whose RTT is below it
