@@ -304,9 +304,9 @@ impl CongestionController for Adapter {
             now: event.now,
             acked: &self.acked,
             lost: &self.lost,
-            rtt_sample: event.rtt_updated.then_some(RttSample {
-                latest_rtt: event.latest_rtt,
-                ack_delay: event.ack_delay,
+            rtt_sample: event.rtt_sample.map(|sample| RttSample {
+                latest_rtt: sample.latest_rtt,
+                ack_delay: sample.ack_delay,
             }),
             min_rtt: event.min_rtt,
             smoothed_rtt: event.smoothed_rtt,
@@ -331,25 +331,22 @@ impl CongestionController for Adapter {
         self.collect_events(event.now, event.bytes_in_flight);
     }
 
-    fn on_retransmission_timeout(&mut self, _packets_retransmitted: bool) {
-        // quiche's trait carries no time here: read the (hookable) clock.
-        let now = quiche::clock::now();
+    fn on_retransmission_timeout(&mut self, now: Instant, _packets_retransmitted: bool) {
         self.controller.on_pto(now);
         self.with_trace(|t| t.pto_events += 1);
         self.collect_events(now, 0);
     }
 
-    fn on_app_limited(&mut self, bytes_in_flight: usize) {
-        self.controller
-            .on_app_limited(quiche::clock::now(), bytes_in_flight);
+    fn on_app_limited(&mut self, now: Instant, bytes_in_flight: usize) {
+        self.controller.on_app_limited(now, bytes_in_flight);
     }
 
     fn on_packet_neutered(&mut self, _pkt_num: u64) {
         self.with_trace(|t| t.neutered_packets += 1);
     }
 
-    fn on_connection_migration(&mut self) {
-        self.controller.on_path_change(quiche::clock::now());
+    fn on_connection_migration(&mut self, now: Instant) {
+        self.controller.on_path_change(now);
     }
 
     fn update_max_datagram_size(&mut self, max_datagram_size: usize) {
@@ -374,13 +371,6 @@ impl CongestionController for Adapter {
 
     fn state_str(&self) -> &'static str {
         self.controller.phase().as_str()
-    }
-
-    /// A packet's send time is when `send()` made it, not its pacing
-    /// release time: an application that sends early (a release horizon)
-    /// or not paced at all would otherwise shorten every RTT sample.
-    fn time_sent_set_to_now(&self) -> bool {
-        true
     }
 
     fn drain_qlog_events(&mut self, sink: &mut dyn FnMut(Instant, qlog::events::JsonEvent)) {
