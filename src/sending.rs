@@ -88,6 +88,9 @@ pub struct PacedSender {
     blocked: Option<(Vec<u8>, SocketAddr)>,
     /// quiche's pacer allows the next packet from this time on.
     next_release: Option<Instant>,
+    /// The clock quiche reads (`Instant::now` unless a test or simulator
+    /// runs quiche on another).
+    clock: fn() -> Instant,
 }
 
 impl PacedSender {
@@ -100,7 +103,16 @@ impl PacedSender {
             release_horizon: DEFAULT_RELEASE_HORIZON,
             blocked: None,
             next_release: None,
+            clock: Instant::now,
         }
+    }
+
+    /// Reads the time from `clock` instead of `Instant::now`: it must be the
+    /// clock quiche reads (e.g. `quiche::clock::now` where a test runs
+    /// quiche in virtual time).
+    pub fn with_clock(mut self, clock: fn() -> Instant) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// Sends packets due up to `horizon` ahead of their time.
@@ -127,7 +139,7 @@ impl PacedSender {
         F: FnMut(&[u8], SocketAddr) -> io::Result<usize>,
     {
         loop {
-            let now = quiche::clock::now();
+            let now = (self.clock)();
             if let Some((data, to)) = self.blocked.take() {
                 match send_to(&data, to) {
                     Ok(_) => {}

@@ -177,7 +177,7 @@ fn quiche_accepts_a_window_per_write_however_much_waits_unsent() {
     // free window again, not counting what is already buffered, so an
     // application that writes whenever quiche accepts piles data up.
     let mut pair = Pair::new(Algorithm::Vegas, true);
-    pair.connect(&mut PacedSender::new(true));
+    pair.connect(&mut PacedSender::new(true).with_clock(quiche::clock::now));
     let chunk = vec![0u8; 1 << 20];
     for _ in 0..10 {
         let _ = pair.server.stream_send(0, &chunk, false);
@@ -198,7 +198,7 @@ fn quiche_accepts_a_window_per_write_however_much_waits_unsent() {
 fn the_send_budget_bounds_what_waits_and_the_transfer_still_completes() {
     const TOTAL: usize = 3_000_000;
     let mut pair = Pair::new(Algorithm::Vegas, true);
-    let mut sender = PacedSender::new(true);
+    let mut sender = PacedSender::new(true).with_clock(quiche::clock::now);
     pair.connect(&mut sender);
     let chunk = vec![0u8; 64 * 1024];
     let (mut written, mut received) = (0, 0);
@@ -261,7 +261,9 @@ fn paced_packets_leave_within_the_release_horizon_of_their_time() {
     params.insert("initial_cwnd_pkts".into(), "40".into());
     let spec = CcSpec::new(Algorithm::Vegas, params).unwrap();
     let mut pair = Pair::with_spec(&spec, true);
-    let mut sender = PacedSender::new(true).with_release_horizon(horizon);
+    let mut sender = PacedSender::new(true)
+        .with_clock(quiche::clock::now)
+        .with_release_horizon(horizon);
     pair.connect(&mut sender);
     let written = pair
         .server
@@ -295,7 +297,7 @@ fn paced_packets_leave_within_the_release_horizon_of_their_time() {
 /// windows at once (an application that does not pace).
 fn min_rtt_unpaced(algorithm: Algorithm, quiche_pacing: bool) -> Duration {
     let mut pair = Pair::new(algorithm, quiche_pacing);
-    let mut sender = PacedSender::new(false);
+    let mut sender = PacedSender::new(false).with_clock(quiche::clock::now);
     pair.connect(&mut sender);
     pair.server
         .stream_send(0, &vec![0u8; 400_000], true)
@@ -328,7 +330,7 @@ fn rtt_samples_stay_right_when_the_application_does_not_pace() {
     assert!(rtt >= path_rtt, "cubic: {rtt:?}");
 }
 
-/// Regression (quiche 0.30.0, fixed by 0005-stale-flushable-stream.patch):
+/// Regression (quiche 0.30.0, fixed by the stall fix in 0001-congestion-trait.patch):
 /// a stream whose data is acknowledged while a PTO has queued it for
 /// retransmission stayed in quiche's queue of streams to send with nothing
 /// to send; at the front of the queue (urgency 0, as HTTP/3's control and
@@ -337,7 +339,7 @@ fn rtt_samples_stay_right_when_the_application_does_not_pace() {
 #[test]
 fn a_stream_acknowledged_while_queued_for_a_probe_does_not_block_the_others() {
     let mut pair = Pair::new(Algorithm::Vegas, false);
-    let mut sender = PacedSender::new(false);
+    let mut sender = PacedSender::new(false).with_clock(quiche::clock::now);
     pair.connect(&mut sender);
     // Everything so far is acknowledged.
     pair.set_time(pair.now + Duration::from_millis(200));
