@@ -42,17 +42,18 @@ use std::time::Instant;
 
 use crate::Result;
 
-/// Algorithms `--cc` may name (the `*-compat` ones need parameters).
-const KNOWN_CCS: [&str; 8] = [
-    "vegas",
-    "vegas-a",
-    "gallop-vegas",
-    "gallop-vegas-a",
-    "newreno",
-    "reno",
-    "cubic",
-    "bbr2",
-];
+/// quiche's own controllers, by the names quiche-vegas's examples take.
+const QUICHE_CCS: [&str; 3] = ["reno", "cubic", "bbr2"];
+
+/// Algorithms `--cc` may name: the Vegas family without the `*-compat`
+/// ones (they need parameters), NewReno and quiche's own.
+fn known_ccs() -> Vec<&'static str> {
+    let family = vegas_cc::vegas::FAMILY_NAMES
+        .into_iter()
+        .filter(|name| !name.ends_with("-compat"));
+    family.chain(["newreno"]).chain(QUICHE_CCS).collect()
+}
+
 const DEFAULT_CCS: [&str; 3] = ["vegas", "vegas-a", "cubic"];
 const DEFAULT_CONNECTIONS: usize = 200;
 const MAX_CONNECTIONS: usize = 1000;
@@ -117,10 +118,11 @@ fn parse_options(args: &[String]) -> Result<Options> {
                 if o.ccs.is_empty() {
                     return Err("load: --cc needs at least one algorithm".into());
                 }
-                if let Some(bad) = o.ccs.iter().find(|c| !KNOWN_CCS.contains(&c.as_str())) {
+                let known = known_ccs();
+                if let Some(bad) = o.ccs.iter().find(|c| !known.contains(&c.as_str())) {
                     return Err(format!(
                         "load: --cc `{bad}` is not one of {}",
-                        KNOWN_CCS.join(",")
+                        known.join(",")
                     ));
                 }
             }

@@ -61,16 +61,7 @@ mod stacks;
 use report::*;
 use stacks::*;
 
-const VEGAS_FAMILY: [&str; 8] = [
-    "vegas",
-    "vegas-a",
-    "gallop-vegas",
-    "gallop-vegas-a",
-    "vegas-compat",
-    "vegas-a-compat",
-    "gallop-vegas-compat",
-    "gallop-vegas-a-compat",
-];
+const VEGAS_FAMILY: [&str; 8] = vegas_cc::vegas::FAMILY_NAMES;
 const QUICK_ALGORITHMS: [&str; 4] = ["vegas", "vegas-a", "gallop-vegas", "vegas-compat"];
 const BUFFER_PKTS: usize = 50;
 const LINK: [&str; 6] = [
