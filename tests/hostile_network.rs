@@ -101,10 +101,11 @@ fn every_flow_completes_or_is_reported_and_runs_repeat_by_seed() {
                 );
             }
             println!(
-                "{algorithm:>12} {name:<16} complete {complete} in {:.1} s, {} lost, {} PTOs",
+                "{algorithm:>12} {name:<16} complete {complete} in {:.1} s, {} lost, {} PTOs, {} loss timers",
                 flow.completed_ns.map_or(f64::NAN, |t| t as f64 / 1e9),
                 flow.lost_packets,
-                flow.pto_count
+                flow.pto_count,
+                flow.loss_timer_count
             );
         }
     }

@@ -242,6 +242,7 @@ fn cli_json_contract() {
         "retransmitted_bytes",
         "lost_packets",
         "pto_count",
+        "loss_timer_count",
         "completion_s",
         "slow_start_exit_s",
         "slow_start_exit_cwnd_pkts",
@@ -305,4 +306,32 @@ fn the_receiver_ack_policy_does_not_hold_the_clients_handshake_and_request() {
     assert_eq!(flow.pto_count, 0, "{flow:?}");
     // A window of 10 packets on a 105-packet pipe keeps growing.
     assert!(flow.slow_start_exit_cwnd_pkts.unwrap() > 50.0, "{flow:?}");
+}
+
+#[test]
+fn probe_timeouts_and_loss_timers_are_counted_apart() {
+    // A 1 s blackhole after 1 s: nothing comes back, so only probe
+    // timeouts can fire, and the controller's own count of PTOs (the
+    // adapter's on_retransmission_timeout calls) must match ours.
+    let blackhole = scenario(
+        &one_flow("vegas", "duration = \"4s\""),
+        "changes = [{ at = \"1s\", loss = 1.0 }, { at = \"2s\", loss = 0.0 }]",
+        &[],
+    );
+    let r = run(&blackhole, RunOptions::default()).expect("runs");
+    let flow = &r.flows[0];
+    let controller_ptos = flow.trace.as_ref().expect("vegas-cc trace").pto_events;
+    assert!(flow.pto_count >= 2, "{flow:?}");
+    assert_eq!(flow.pto_count, controller_ptos);
+    // NewReno against a 10-packet buffer: losses at the tail of a window
+    // are found by the time-threshold loss timer, which is not a PTO.
+    let drops = scenario(
+        &one_flow("newreno", "bytes = 3000000"),
+        "",
+        &["bottleneck.buffer_pkts=10"],
+    );
+    let r = run(&drops, RunOptions::default()).expect("runs");
+    let flow = &r.flows[0];
+    assert!(flow.loss_timer_count > 0, "{flow:?}");
+    assert_eq!(flow.pto_count, 0, "{flow:?}");
 }

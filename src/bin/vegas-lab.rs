@@ -469,7 +469,7 @@ fn print_report(r: &Report) {
         }
     );
     println!(
-        "{:>3} {:<14} {:>12} {:>12} {:>10} {:>6} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "{:>3} {:<14} {:>12} {:>12} {:>10} {:>6} {:>5} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}",
         "id",
         "algorithm",
         "bytes",
@@ -477,6 +477,7 @@ fn print_report(r: &Report) {
         "retx B",
         "lost",
         "pto",
+        "ltimer",
         "done s",
         "ss exit s",
         "C_time",
@@ -485,7 +486,7 @@ fn print_report(r: &Report) {
     );
     for f in &r.flows {
         println!(
-            "{:>3} {:<14} {:>12} {:>12.3} {:>10} {:>6} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "{:>3} {:<14} {:>12} {:>12.3} {:>10} {:>6} {:>5} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}",
             f.id,
             f.algorithm,
             f.bytes_delivered,
@@ -493,6 +494,7 @@ fn print_report(r: &Report) {
             f.retransmitted_bytes,
             f.lost_packets,
             f.pto_count,
+            f.loss_timer_count,
             opt(f.completion_s, 2),
             opt(f.slow_start_exit_s, 2),
             opt(f.convergence_rtts, 1),

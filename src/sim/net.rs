@@ -80,7 +80,10 @@ pub struct FlowResult {
     pub lost_packets: u64,
     pub sent_packets: u64,
     pub acked_bytes: u64,
+    /// Probe timeouts (RFC 9002 6.2): the papers' "coarse timeouts".
     pub pto_count: u64,
+    /// Loss-timer expiries (RFC 9002 6.1.2 time threshold).
+    pub loss_timer_count: u64,
     /// Network RTT samples: each data packet's one-way delay plus the
     /// latest one-way delay of the reverse path (flows under study only).
     pub rtt: RttStats,
@@ -194,6 +197,11 @@ struct Flow {
     last_reverse_delay_ns: Option<Nanos>,
     rtt: RttStats,
     cwnd_series: Vec<(Nanos, usize)>,
+    /// The server's loss-detection timeouts, told apart: probe timeouts
+    /// (RFC 9002 6.2) and time-threshold loss timers (6.1.2). quiche's
+    /// `total_pto_count` counts both.
+    pto_count: u64,
+    loss_timer_count: u64,
 }
 
 impl Flow {
@@ -521,6 +529,8 @@ impl Simulator {
             last_reverse_delay_ns: None,
             rtt: RttStats::default(),
             cwnd_series: Vec::new(),
+            pto_count: 0,
+            loss_timer_count: 0,
         });
         self.schedule(start_ns, EventKind::Start { flow: i });
         Ok(i)
@@ -607,12 +617,6 @@ impl Simulator {
                     .trace
                     .as_ref()
                     .map(|t| std::mem::take(&mut *t.lock().unwrap()));
-                let pto = f
-                    .server
-                    .conn
-                    .as_ref()
-                    .and_then(|c| c.path_stats().next())
-                    .map_or(0, |p| p.total_pto_count as u64);
                 FlowResult {
                     id,
                     algorithm: f.cc.algorithm.name(),
@@ -626,7 +630,8 @@ impl Simulator {
                     lost_packets: stats.as_ref().map_or(0, |s| s.lost as u64),
                     sent_packets: stats.as_ref().map_or(0, |s| s.sent as u64),
                     acked_bytes: stats.as_ref().map_or(0, |s| s.acked_bytes),
-                    pto_count: pto,
+                    pto_count: f.pto_count,
+                    loss_timer_count: f.loss_timer_count,
                     rtt: std::mem::take(&mut f.rtt),
                     cwnd_series: std::mem::take(&mut f.cwnd_series),
                     slow_start_exit: trace.as_ref().and_then(|t| {
@@ -688,10 +693,23 @@ impl Simulator {
                 server,
                 generation,
             } => {
-                let ep = self.flows[flow].endpoint(server);
+                let f = &mut self.flows[flow];
+                let ep = f.endpoint(server);
                 if ep.timer_generation == generation {
+                    let mut counts = None;
                     if let Some(conn) = ep.conn.as_mut() {
+                        let before = loss_detection_counts(conn);
                         conn.on_timeout();
+                        counts = Some((before, loss_detection_counts(conn)));
+                    }
+                    // A loss-detection timeout that declared packets lost
+                    // was the loss timer; one that did not, a PTO.
+                    if let Some((before, after)) = counts.filter(|_| server) {
+                        if after.0 > before.0 && after.1 > before.1 {
+                            f.loss_timer_count += 1;
+                        } else if after.0 > before.0 {
+                            f.pto_count += 1;
+                        }
                     }
                     self.drive(flow, server, true)?;
                 }
@@ -1040,4 +1058,12 @@ fn set_qlog(
 /// Runs `scenario` to completion (or its time limit).
 pub fn run(scenario: &Scenario, options: RunOptions) -> Result<SimResult> {
     Simulator::new(scenario, options)?.run()
+}
+
+/// quiche's count of loss-detection timeouts (`total_pto_count`, which
+/// counts loss timers too) and of packets declared lost, on `conn`'s first
+/// path.
+fn loss_detection_counts(conn: &quiche::Connection) -> (usize, usize) {
+    let timeouts = conn.path_stats().next().map_or(0, |p| p.total_pto_count);
+    (timeouts, conn.stats().lost)
 }

@@ -46,7 +46,10 @@ pub struct FlowReport {
     pub goodput_bps: f64,
     pub retransmitted_bytes: u64,
     pub lost_packets: u64,
+    /// Probe timeouts (RFC 9002 6.2), the papers' "coarse timeouts".
     pub pto_count: u64,
+    /// Time-threshold loss-timer expiries (RFC 9002 6.1.2), apart from PTOs.
+    pub loss_timer_count: u64,
     pub completion_s: Option<f64>,
     pub slow_start_exit_s: Option<f64>,
     pub slow_start_exit_cwnd_pkts: Option<f64>,
@@ -208,6 +211,7 @@ fn flow_report(f: &FlowResult, run_end: Nanos, mds: usize) -> FlowReport {
         retransmitted_bytes: f.retransmitted_bytes,
         lost_packets: f.lost_packets,
         pto_count: f.pto_count,
+        loss_timer_count: f.loss_timer_count,
         completion_s: f.completed_ns.map(|t| secs(t - f.start_ns)),
         slow_start_exit_s: ss_exit_s,
         slow_start_exit_cwnd_pkts: ss_exit_cwnd,
