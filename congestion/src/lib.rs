@@ -39,6 +39,8 @@ pub mod vegas_a;
 
 #[cfg(test)]
 mod bottleneck_tests;
+#[cfg(test)]
+pub(crate) mod test_sender;
 
 pub use error::ParamError;
 pub use events::ControllerEvent;

@@ -336,49 +336,29 @@ impl Controller for NewReno {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_sender::acked_packet;
+    use crate::test_sender::lost_packet;
+    use crate::test_sender::sent_packet;
+    use crate::test_sender::AckEventBuilder;
+    use crate::test_sender::MDS;
     use crate::AckedPacket;
     use crate::LostPacket;
-    use crate::RttSample;
 
-    const MDS: usize = DEFAULT_MAX_DATAGRAM_SIZE;
     const RTT: Duration = Duration::from_millis(100);
 
     fn reno() -> NewReno {
         NewReno::new(NewRenoConfig::default()).unwrap()
     }
 
-    fn acked(pkt_num: u64, time_sent: Instant) -> AckedPacket {
-        AckedPacket {
-            pkt_num,
-            time_sent,
-            size_bytes: MDS,
-        }
-    }
-
-    fn lost(pkt_num: u64, time_sent: Instant) -> LostPacket {
-        LostPacket {
-            pkt_num,
-            time_sent,
-            size_bytes: MDS,
-        }
-    }
-
+    /// One ACK frame at `now`: RTT sample, min and smoothed RTT all `RTT`
+    /// (lost-only frames too), bytes in flight left at zero.
     fn event<'a>(now: Instant, acked: &'a [AckedPacket], lost: &'a [LostPacket]) -> AckEvent<'a> {
-        AckEvent {
-            now,
-            acked,
-            lost,
-            rtt_sample: Some(RttSample {
-                latest_rtt: RTT,
-                ack_delay: Duration::ZERO,
-            }),
-            min_rtt: Some(RTT),
-            smoothed_rtt: RTT,
-            max_ack_delay: Duration::from_millis(25),
-            prior_bytes_in_flight: 0,
-            bytes_in_flight: 0,
-            persistent_congestion: false,
-        }
+        AckEventBuilder::new(now)
+            .acked(acked)
+            .lost(lost)
+            .rtt(RTT)
+            .min_rtt(RTT)
+            .build()
     }
 
     #[test]
@@ -398,7 +378,11 @@ mod tests {
     fn slow_start_adds_acked_bytes() {
         let mut cc = reno();
         let t0 = Instant::now();
-        let acks = [acked(0, t0), acked(1, t0), acked(2, t0)];
+        let acks = [
+            acked_packet(0, t0),
+            acked_packet(1, t0),
+            acked_packet(2, t0),
+        ];
         cc.on_ack_event(&event(t0 + RTT, &acks, &[]));
         assert_eq!(cc.cwnd_bytes(), 13 * MDS);
     }
@@ -408,10 +392,10 @@ mod tests {
         let mut cc = reno();
         cc.ssthresh_bytes = cc.cwnd_bytes; // 10 packets, in CA
         let t0 = Instant::now();
-        let acks: Vec<_> = (0..9).map(|n| acked(n, t0)).collect();
+        let acks: Vec<_> = (0..9).map(|n| acked_packet(n, t0)).collect();
         cc.on_ack_event(&event(t0 + RTT, &acks, &[]));
         assert_eq!(cc.cwnd_bytes(), 10 * MDS, "9/10 of a window acked");
-        cc.on_ack_event(&event(t0 + RTT, &[acked(9, t0)], &[]));
+        cc.on_ack_event(&event(t0 + RTT, &[acked_packet(9, t0)], &[]));
         assert_eq!(cc.cwnd_bytes(), 11 * MDS, "one window acked: +1 MDS");
         assert_eq!(cc.phase(), Phase::CongestionAvoidance);
     }
@@ -421,7 +405,7 @@ mod tests {
         let mut cc = reno();
         let t0 = Instant::now();
         let now = t0 + RTT;
-        cc.on_ack_event(&event(now, &[], &[lost(0, t0)]));
+        cc.on_ack_event(&event(now, &[], &[lost_packet(0, t0)]));
         assert_eq!(cc.ssthresh_bytes(), Some(5 * MDS));
         assert_eq!(cc.cwnd_bytes(), 5 * MDS);
         assert_eq!(cc.phase(), Phase::Recovery);
@@ -446,7 +430,7 @@ mod tests {
         })
         .unwrap();
         let t0 = Instant::now();
-        cc.on_ack_event(&event(t0 + RTT, &[], &[lost(0, t0)]));
+        cc.on_ack_event(&event(t0 + RTT, &[], &[lost_packet(0, t0)]));
         assert_eq!(cc.ssthresh_bytes(), Some(3 * MDS / 2));
         assert_eq!(cc.cwnd_bytes(), 2 * MDS);
     }
@@ -456,15 +440,15 @@ mod tests {
         let mut cc = reno();
         let t0 = Instant::now();
         let recovery_start = t0 + RTT;
-        cc.on_ack_event(&event(recovery_start, &[], &[lost(0, t0)]));
+        cc.on_ack_event(&event(recovery_start, &[], &[lost_packet(0, t0)]));
         assert_eq!(cc.cwnd_bytes(), 5 * MDS);
         // Sent before the recovery start: no second reduction.
         let later = recovery_start + RTT / 2;
-        cc.on_ack_event(&event(later, &[], &[lost(5, t0 + RTT / 2)]));
+        cc.on_ack_event(&event(later, &[], &[lost_packet(5, t0 + RTT / 2)]));
         assert_eq!(cc.cwnd_bytes(), 5 * MDS);
         // Sent after the recovery start: a new congestion event.
         let sent_after = recovery_start + Duration::from_millis(1);
-        cc.on_ack_event(&event(later + RTT, &[], &[lost(20, sent_after)]));
+        cc.on_ack_event(&event(later + RTT, &[], &[lost_packet(20, sent_after)]));
         assert_eq!(cc.cwnd_bytes(), 2 * MDS + MDS / 2);
     }
 
@@ -473,13 +457,17 @@ mod tests {
         let mut cc = reno();
         let t0 = Instant::now();
         let recovery_start = t0 + RTT;
-        cc.on_ack_event(&event(recovery_start, &[], &[lost(0, t0)]));
-        let acks: Vec<_> = (1..10).map(|n| acked(n, t0)).collect();
+        cc.on_ack_event(&event(recovery_start, &[], &[lost_packet(0, t0)]));
+        let acks: Vec<_> = (1..10).map(|n| acked_packet(n, t0)).collect();
         cc.on_ack_event(&event(recovery_start, &acks, &[]));
         assert_eq!(cc.cwnd_bytes(), 5 * MDS);
         assert_eq!(cc.phase(), Phase::Recovery);
         let sent_after = recovery_start + Duration::from_millis(1);
-        cc.on_ack_event(&event(sent_after + RTT, &[acked(10, sent_after)], &[]));
+        cc.on_ack_event(&event(
+            sent_after + RTT,
+            &[acked_packet(10, sent_after)],
+            &[],
+        ));
         assert_eq!(cc.phase(), Phase::CongestionAvoidance);
     }
 
@@ -488,7 +476,7 @@ mod tests {
         let mut cc = reno();
         let t0 = Instant::now();
         let mut ev = event(t0 + 3 * RTT, &[], &[]);
-        let lost_pkts = [lost(0, t0), lost(1, t0 + RTT)];
+        let lost_pkts = [lost_packet(0, t0), lost_packet(1, t0 + RTT)];
         ev.lost = &lost_pkts;
         ev.persistent_congestion = true;
         cc.on_ack_event(&ev);
@@ -510,20 +498,11 @@ mod tests {
         let mut cc = reno();
         let t0 = Instant::now();
         cc.on_app_limited(t0, MDS);
-        cc.on_ack_event(&event(t0 + RTT, &[acked(0, t0)], &[]));
+        cc.on_ack_event(&event(t0 + RTT, &[acked_packet(0, t0)], &[]));
         assert_eq!(cc.cwnd_bytes(), 10 * MDS);
         // A send that fills the window ends the app-limited period.
-        cc.on_packet_sent(
-            t0 + RTT,
-            &SentPacket {
-                pkt_num: 1,
-                time_sent: t0 + RTT,
-                size_bytes: MDS,
-                bytes_in_flight_before: 9 * MDS,
-                in_flight: true,
-            },
-        );
-        cc.on_ack_event(&event(t0 + 2 * RTT, &[acked(1, t0 + RTT)], &[]));
+        cc.on_packet_sent(t0 + RTT, &sent_packet(1, t0 + RTT, 9 * MDS));
+        cc.on_ack_event(&event(t0 + 2 * RTT, &[acked_packet(1, t0 + RTT)], &[]));
         assert_eq!(cc.cwnd_bytes(), 11 * MDS);
     }
 
@@ -545,7 +524,7 @@ mod tests {
     fn path_change_resets_to_initial_state() {
         let mut cc = reno();
         let t0 = Instant::now();
-        cc.on_ack_event(&event(t0 + RTT, &[], &[lost(0, t0)]));
+        cc.on_ack_event(&event(t0 + RTT, &[], &[lost_packet(0, t0)]));
         cc.on_path_change(t0 + RTT);
         assert_eq!(cc.cwnd_bytes(), 10 * MDS);
         assert_eq!(cc.ssthresh_bytes(), None);

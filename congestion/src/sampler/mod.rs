@@ -727,46 +727,23 @@ fn min_round_samples(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_sender::acked_packet;
+    use crate::test_sender::sent_packet;
+    use crate::test_sender::AckEventBuilder;
+    use crate::test_sender::MDS;
+    use crate::test_sender::MS;
     use crate::AckedPacket;
     use crate::RttSample;
 
-    const MDS: usize = 1200;
-    const MS: Duration = Duration::from_millis(1);
-
-    fn sent(pkt_num: u64, time_sent: Instant, in_flight_before: usize) -> SentPacket {
-        SentPacket {
-            pkt_num,
-            time_sent,
-            size_bytes: MDS,
-            bytes_in_flight_before: in_flight_before,
-            in_flight: true,
-        }
-    }
-
-    fn acked(pkt_num: u64, time_sent: Instant) -> AckedPacket {
-        AckedPacket {
-            pkt_num,
-            time_sent,
-            size_bytes: MDS,
-        }
-    }
-
+    /// One ACK frame at `now` with an RTT sample of `latest_rtt` (also the
+    /// smoothed RTT), no min RTT, no bytes in flight before and one packet
+    /// after.
     fn ack_event(now: Instant, acked: &[AckedPacket], latest_rtt: Duration) -> AckEvent<'_> {
-        AckEvent {
-            now,
-            acked,
-            lost: &[],
-            rtt_sample: Some(RttSample {
-                latest_rtt,
-                ack_delay: Duration::ZERO,
-            }),
-            min_rtt: None,
-            smoothed_rtt: latest_rtt,
-            max_ack_delay: 25 * MS,
-            prior_bytes_in_flight: 0,
-            bytes_in_flight: MDS,
-            persistent_congestion: false,
-        }
+        AckEventBuilder::new(now)
+            .acked(acked)
+            .rtt(latest_rtt)
+            .bytes_in_flight(0, MDS)
+            .build()
     }
 
     /// An ACK-clocked flow with a fixed window of `cwnd_pkts` through a
@@ -790,7 +767,10 @@ mod tests {
         for _ in 0..acks {
             while next_pkt - first_unacked < cwnd_pkts {
                 let in_flight = (next_pkt - first_unacked) as usize * MDS;
-                sampler.on_packet_sent(&sent(next_pkt, now, in_flight), cwnd_pkts as usize * MDS);
+                sampler.on_packet_sent(
+                    &sent_packet(next_pkt, now, in_flight),
+                    cwnd_pkts as usize * MDS,
+                );
                 let departure = now.max(bottleneck_free) + spacing;
                 bottleneck_free = departure;
                 send_time.push(now);
@@ -800,7 +780,8 @@ mod tests {
             let last = first_unacked + ack_every - 1;
             now = ack_arrival[last as usize];
             acked_buf.clear();
-            acked_buf.extend((first_unacked..=last).map(|n| acked(n, send_time[n as usize])));
+            acked_buf
+                .extend((first_unacked..=last).map(|n| acked_packet(n, send_time[n as usize])));
             let rtt = now - send_time[last as usize];
             if let Some(round) = sampler.on_ack_event(&ack_event(now, &acked_buf, rtt)) {
                 rounds.push(round);
@@ -863,7 +844,7 @@ mod tests {
             let can_send = next_pkt - first_unacked < cwnd_pkts;
             if can_send && ack_due.is_none_or(|due| next_send < due) {
                 let in_flight = (next_pkt - first_unacked) as usize * MDS;
-                let packet = sent(next_pkt, next_send, in_flight);
+                let packet = sent_packet(next_pkt, next_send, in_flight);
                 sampler.on_packet_sent(&packet, cwnd_pkts as usize * MDS);
                 let departure = next_send.max(bottleneck_free) + spacing;
                 bottleneck_free = departure;
@@ -877,7 +858,8 @@ mod tests {
             next_send = next_send.max(now);
             true_min = true_min.min(ack_arrival[last as usize] - send_time[last as usize]);
             acked_buf.clear();
-            acked_buf.extend((first_unacked..=last).map(|n| acked(n, send_time[n as usize])));
+            acked_buf
+                .extend((first_unacked..=last).map(|n| acked_packet(n, send_time[n as usize])));
             let rtt = now - send_time[last as usize];
             if let Some(round) = sampler.on_ack_event(&ack_event(now, &acked_buf, rtt)) {
                 rounds.push(round);
@@ -1094,9 +1076,11 @@ mod tests {
         // while the RTT sample (the largest) is 50 ms.
         let t0 = Instant::now();
         let mut sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
-        let packets: Vec<AckedPacket> = (0..4).map(|n| acked(n, t0 + MS * n as u32)).collect();
+        let packets: Vec<AckedPacket> = (0..4)
+            .map(|n| acked_packet(n, t0 + MS * n as u32))
+            .collect();
         for (n, p) in packets.iter().enumerate() {
-            sampler.on_packet_sent(&sent(n as u64, p.time_sent, n * MDS), 10 * MDS);
+            sampler.on_packet_sent(&sent_packet(n as u64, p.time_sent, n * MDS), 10 * MDS);
         }
         let now = t0 + 53 * MS;
         sampler.on_ack_event(&ack_event(now, &packets, 50 * MS));
@@ -1104,7 +1088,7 @@ mod tests {
         // Smoothed with RFC 9002's 1/8 gain: a second cycle of 59.5 ms
         // moves it by 1 ms.
         let later: Vec<AckedPacket> = (4..8)
-            .map(|n| acked(n, now + MS * (n as u32 - 4)))
+            .map(|n| acked_packet(n, now + MS * (n as u32 - 4)))
             .collect();
         sampler.on_ack_event(&ack_event(now + 61 * MS, &later, 58 * MS));
         assert_eq!(sampler.credit_cycle(), Some(Duration::from_micros(52_500)));
@@ -1122,17 +1106,17 @@ mod tests {
             let mut sampler = RoundSampler::new(config, MDS).unwrap();
             let small = AckedPacket {
                 size_bytes: 100,
-                ..acked(0, t0)
+                ..acked_packet(0, t0)
             };
             let small_sent = SentPacket {
                 size_bytes: 100,
-                ..sent(0, t0, 0)
+                ..sent_packet(0, t0, 0)
             };
             sampler.on_packet_sent(&small_sent, 2 * MDS);
             sampler.on_ack_event(&ack_event(t0 + 91 * MS, &[small], 91 * MS));
             let after_small = sampler.base_rtt();
-            sampler.on_packet_sent(&sent(1, t0 + 91 * MS, 0), 2 * MDS);
-            let full = [acked(1, t0 + 91 * MS)];
+            sampler.on_packet_sent(&sent_packet(1, t0 + 91 * MS, 0), 2 * MDS);
+            let full = [acked_packet(1, t0 + 91 * MS)];
             sampler.on_ack_event(&ack_event(t0 + 191 * MS, &full, 100 * MS));
             (after_small, sampler.base_rtt())
         };
@@ -1154,24 +1138,24 @@ mod tests {
         let t0 = Instant::now();
         let mut sampler = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
         for n in 0..4 {
-            sampler.on_packet_sent(&sent(n, t0, n as usize * MDS), 4 * MDS);
+            sampler.on_packet_sent(&sent_packet(n, t0, n as usize * MDS), 4 * MDS);
         }
         // RTTs 100, 102, 104, 106 ms: D = 103 ms; the round ends at the
         // first ACK (packet 0), so use a second round of four.
         let mut last = None;
         for (n, rtt_ms) in [(0u64, 100u32), (1, 102), (2, 104), (3, 106)] {
             let now = t0 + rtt_ms * MS;
-            last = sampler.on_ack_event(&ack_event(now, &[acked(n, t0)], rtt_ms * MS));
+            last = sampler.on_ack_event(&ack_event(now, &[acked_packet(n, t0)], rtt_ms * MS));
             if n == 0 {
                 for m in 4..8 {
-                    sampler.on_packet_sent(&sent(m, now, 3 * MDS), 4 * MDS);
+                    sampler.on_packet_sent(&sent_packet(m, now, 3 * MDS), 4 * MDS);
                 }
             }
         }
         assert!(last.is_none());
         let t1 = t0 + 100 * MS;
         let round = sampler
-            .on_ack_event(&ack_event(t1 + 100 * MS, &[acked(4, t1)], 100 * MS))
+            .on_ack_event(&ack_event(t1 + 100 * MS, &[acked_packet(4, t1)], 100 * MS))
             .unwrap();
         // Acknowledged in the round: packets 1-4; samples 102, 104, 106, 100.
         assert_eq!(round.bytes_acked, 4 * MDS as u64);
@@ -1214,26 +1198,30 @@ mod tests {
         let t0 = Instant::now();
         let cwnd = 4 * MDS;
         for n in 0..4 {
-            sampler.on_packet_sent(&sent(n, t0, n as usize * MDS), cwnd);
+            sampler.on_packet_sent(&sent_packet(n, t0, n as usize * MDS), cwnd);
         }
         // Round 0 ends with the ACK of its distinguished packet 0.
         let r0 = sampler
-            .on_ack_event(&ack_event(t0 + 100 * MS, &[acked(0, t0)], 100 * MS))
+            .on_ack_event(&ack_event(t0 + 100 * MS, &[acked_packet(0, t0)], 100 * MS))
             .expect("packet 0 ends round 0");
         assert_eq!(r0.bytes_sent, 4 * MDS as u64);
         assert_eq!(r0.interval, 100 * MS);
         // Round 1's distinguished packet is the next one sent: 4.
         let t1 = t0 + 100 * MS;
-        sampler.on_packet_sent(&sent(4, t1, 3 * MDS), cwnd);
-        let acks_1_3 = [acked(1, t0), acked(2, t0), acked(3, t0)];
+        sampler.on_packet_sent(&sent_packet(4, t1, 3 * MDS), cwnd);
+        let acks_1_3 = [
+            acked_packet(1, t0),
+            acked_packet(2, t0),
+            acked_packet(3, t0),
+        ];
         assert!(sampler
             .on_ack_event(&ack_event(t1 + MS, &acks_1_3, 101 * MS))
             .is_none());
-        sampler.on_packet_sent(&sent(5, t1 + MS, 3 * MDS), cwnd);
+        sampler.on_packet_sent(&sent_packet(5, t1 + MS, 3 * MDS), cwnd);
         // Packet 4 is lost: the ACK of the later packet 5 ends the round.
         let t2 = t1 + 101 * MS;
         let r1 = sampler
-            .on_ack_event(&ack_event(t2, &[acked(5, t1 + MS)], 100 * MS))
+            .on_ack_event(&ack_event(t2, &[acked_packet(5, t1 + MS)], 100 * MS))
             .expect("a later packet ends the round");
         assert_eq!(r1.bytes_sent, 2 * MDS as u64);
         assert_eq!(r1.bytes_acked, 4 * MDS as u64);
@@ -1297,7 +1285,7 @@ mod tests {
     fn a_zero_min_rtt_cannot_make_base_rtt_zero() {
         let mut sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
         let now = Instant::now();
-        let packets = [acked(0, now - 40 * MS)];
+        let packets = [acked_packet(0, now - 40 * MS)];
         let mut event = ack_event(now, &packets, 40 * MS);
         event.min_rtt = Some(Duration::ZERO);
         event.max_ack_delay = 40 * MS;
@@ -1314,11 +1302,11 @@ mod tests {
         let mut sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
         let t0 = Instant::now();
         let t1 = t0 + 50 * MS;
-        sampler.on_ack_event(&ack_event(t1, &[acked(5, t0)], 50 * MS));
+        sampler.on_ack_event(&ack_event(t1, &[acked_packet(5, t0)], 50 * MS));
         assert_eq!(sampler.latest_rtt(), Some(50 * MS));
         // Packets 1-4, sent 20 s before, reported late.
         let late = t1 + Duration::from_secs(20);
-        let old: Vec<AckedPacket> = (1..5).map(|n| acked(n, t0)).collect();
+        let old: Vec<AckedPacket> = (1..5).map(|n| acked_packet(n, t0)).collect();
         sampler.on_ack_event(&ack_event(late, &old, late - t0));
         assert_eq!(sampler.latest_rtt(), Some(50 * MS));
         assert_eq!(sampler.base_rtt(), Some(50 * MS));
@@ -1361,11 +1349,11 @@ mod tests {
         sampler.on_ack_event(&event);
         assert_eq!(sampler.base_rtt(), Some(50 * MS));
         // Sending again after less than the idle threshold keeps it.
-        sampler.on_packet_sent(&sent(0, t0 + 500 * MS, 0), 10 * MDS);
+        sampler.on_packet_sent(&sent_packet(0, t0 + 500 * MS, 0), 10 * MDS);
         assert_eq!(sampler.base_rtt(), Some(50 * MS));
         event.now = t0 + Duration::from_secs(1);
         sampler.on_ack_event(&event);
-        sampler.on_packet_sent(&sent(1, t0 + Duration::from_secs(3), 0), 10 * MDS);
+        sampler.on_packet_sent(&sent_packet(1, t0 + Duration::from_secs(3), 0), 10 * MDS);
         assert_eq!(sampler.base_rtt(), None);
     }
 
@@ -1378,29 +1366,29 @@ mod tests {
         let mut sampler = RoundSampler::new(config, MDS).unwrap();
         let t0 = Instant::now();
         let cwnd = 2 * MDS;
-        sampler.on_packet_sent(&sent(0, t0, 0), cwnd);
-        sampler.on_packet_sent(&sent(1, t0, MDS), cwnd);
+        sampler.on_packet_sent(&sent_packet(0, t0, 0), cwnd);
+        sampler.on_packet_sent(&sent_packet(1, t0, MDS), cwnd);
         // One ACK for both packets: 1 sample < 3, the round goes on.
         let t1 = t0 + 100 * MS;
-        let both = [acked(0, t0), acked(1, t0)];
+        let both = [acked_packet(0, t0), acked_packet(1, t0)];
         assert!(sampler
             .on_ack_event(&ack_event(t1, &both, 100 * MS))
             .is_none());
-        sampler.on_packet_sent(&sent(2, t1, 0), cwnd);
-        sampler.on_packet_sent(&sent(3, t1, MDS), cwnd);
+        sampler.on_packet_sent(&sent_packet(2, t1, 0), cwnd);
+        sampler.on_packet_sent(&sent_packet(3, t1, MDS), cwnd);
         // Packet 2 ends the extended round with 2 samples: extended again,
         // now to the next packet sent (4).
         let t2 = t1 + 100 * MS;
         assert!(sampler
-            .on_ack_event(&ack_event(t2, &[acked(2, t1)], 100 * MS))
+            .on_ack_event(&ack_event(t2, &[acked_packet(2, t1)], 100 * MS))
             .is_none());
-        sampler.on_packet_sent(&sent(4, t2, MDS), cwnd);
+        sampler.on_packet_sent(&sent_packet(4, t2, MDS), cwnd);
         assert!(sampler
-            .on_ack_event(&ack_event(t2, &[acked(3, t1)], 100 * MS))
+            .on_ack_event(&ack_event(t2, &[acked_packet(3, t1)], 100 * MS))
             .is_none());
         let t3 = t2 + 100 * MS;
         let round = sampler
-            .on_ack_event(&ack_event(t3, &[acked(4, t2)], 100 * MS))
+            .on_ack_event(&ack_event(t3, &[acked_packet(4, t2)], 100 * MS))
             .expect("enough samples");
         assert_eq!(round.samples, 4);
         assert_eq!(round.bytes_sent, 5 * MDS as u64);
@@ -1418,29 +1406,29 @@ mod tests {
         let cwnd = 4 * MDS;
         // Two packets in a four-packet window: not cwnd-limited.
         let mut sampler = RoundSampler::new(gated, MDS).unwrap();
-        sampler.on_packet_sent(&sent(0, t0, 0), cwnd);
-        sampler.on_packet_sent(&sent(1, t0, MDS), cwnd);
+        sampler.on_packet_sent(&sent_packet(0, t0, 0), cwnd);
+        sampler.on_packet_sent(&sent_packet(1, t0, MDS), cwnd);
         let round = sampler
-            .on_ack_event(&ack_event(t1, &[acked(0, t0)], 100 * MS))
+            .on_ack_event(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
             .unwrap();
         assert!(!round.cwnd_limited && !round.usable);
         // A full window, but the application said it ran dry.
         let mut sampler = RoundSampler::new(gated, MDS).unwrap();
         for n in 0..4 {
-            sampler.on_packet_sent(&sent(n, t0, n as usize * MDS), cwnd);
+            sampler.on_packet_sent(&sent_packet(n, t0, n as usize * MDS), cwnd);
         }
         sampler.on_app_limited(t0);
         let round = sampler
-            .on_ack_event(&ack_event(t1, &[acked(0, t0)], 100 * MS))
+            .on_ack_event(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
             .unwrap();
         // The app-limited signal is recorded; the full window sent decides.
         assert!(round.cwnd_limited && round.app_limited && round.usable);
         // A round that sent under half its window (the QUIC handshake
         // pattern) is not usable even if some send found the window full.
         let mut sampler = RoundSampler::new(gated, MDS).unwrap();
-        sampler.on_packet_sent(&sent(0, t0, 3 * MDS), cwnd);
+        sampler.on_packet_sent(&sent_packet(0, t0, 3 * MDS), cwnd);
         let round = sampler
-            .on_ack_event(&ack_event(t1, &[acked(0, t0)], 100 * MS))
+            .on_ack_event(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
             .unwrap();
         assert!(round.cwnd_limited && !round.usable);
         // Without gating every round counts.
@@ -1449,9 +1437,9 @@ mod tests {
             ..SamplerConfig::paper()
         };
         let mut sampler = RoundSampler::new(ungated, MDS).unwrap();
-        sampler.on_packet_sent(&sent(0, t0, 0), cwnd);
+        sampler.on_packet_sent(&sent_packet(0, t0, 0), cwnd);
         let round = sampler
-            .on_ack_event(&ack_event(t1, &[acked(0, t0)], 100 * MS))
+            .on_ack_event(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
             .unwrap();
         assert!(round.usable);
     }

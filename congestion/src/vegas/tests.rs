@@ -1,31 +1,23 @@
 use super::*;
-use crate::AckedPacket;
-use crate::LostPacket;
-use crate::RttSample;
+use crate::test_sender::AckEventBuilder;
+use crate::test_sender::Bottleneck;
+use crate::test_sender::MinRtt;
+use crate::test_sender::TestSender;
+use crate::test_sender::MDS;
+use crate::test_sender::MS;
 
-const MDS: usize = DEFAULT_MAX_DATAGRAM_SIZE;
-const MS: Duration = Duration::from_millis(1);
 const BASE_RTT: Duration = Duration::from_millis(100);
 const SECOND: Duration = Duration::from_secs(1);
 
 /// Sends whole windows at one instant and acknowledges them with one
 /// ACK frame a chosen RTT later, so every round's Diff is
-/// W * (1 - BaseRTT / RTT) exactly.
-struct Harness {
-    cc: Vegas,
-    now: Instant,
-    next_pkt_num: u64,
-    in_flight: Vec<SentPacket>,
-}
+/// W * (1 - BaseRTT / RTT) exactly. The stack's min RTT is BaseRTT, or the
+/// frame's RTT when that is lower.
+type Harness = TestSender<Vegas>;
 
 impl Harness {
-    fn new(config: VegasConfig) -> Self {
-        Harness {
-            cc: Vegas::new(config).unwrap(),
-            now: Instant::now(),
-            next_pkt_num: 0,
-            in_flight: Vec::new(),
-        }
+    fn vegas(config: VegasConfig) -> Self {
+        TestSender::new(Vegas::new(config).unwrap(), MinRtt::AtMost(BASE_RTT))
     }
 
     /// Paper Vegas already in congestion avoidance with BaseRTT 100 ms
@@ -37,7 +29,7 @@ impl Harness {
     /// `config` already in congestion avoidance with BaseRTT 100 ms and
     /// a window of `cwnd_pkts` (reached by a +1 round with Diff = 0).
     fn in_congestion_avoidance_with(config: VegasConfig, cwnd_pkts: usize) -> Self {
-        let mut h = Harness::new(VegasConfig {
+        let mut h = Harness::vegas(VegasConfig {
             initial_cwnd_pkts: cwnd_pkts - 1,
             ..config
         });
@@ -48,96 +40,7 @@ impl Harness {
         h
     }
 
-    fn cwnd_pkts(&self) -> f64 {
-        self.cc.cwnd_bytes() as f64 / MDS as f64
-    }
-
-    fn bytes_in_flight(&self) -> usize {
-        self.in_flight.iter().map(|p| p.size_bytes).sum()
-    }
-
-    fn send_one(&mut self) -> u64 {
-        let packet = SentPacket {
-            pkt_num: self.next_pkt_num,
-            time_sent: self.now,
-            size_bytes: MDS,
-            bytes_in_flight_before: self.bytes_in_flight(),
-            in_flight: true,
-        };
-        self.cc.on_packet_sent(self.now, &packet);
-        self.in_flight.push(packet);
-        self.next_pkt_num += 1;
-        packet.pkt_num
-    }
-
-    fn send_window(&mut self) {
-        while self.bytes_in_flight() + MDS <= self.cc.cwnd_bytes() {
-            self.send_one();
-        }
-    }
-
-    /// `rtt` later, one ACK frame acknowledges `acked` and declares
-    /// `lost` lost (packet numbers).
-    fn ack(&mut self, rtt: Duration, acked: &[u64], lost: &[u64]) {
-        self.now += rtt;
-        let prior_bytes_in_flight = self.bytes_in_flight();
-        let take = |in_flight: &mut Vec<SentPacket>, pkt_num: u64| {
-            let i = in_flight.iter().position(|p| p.pkt_num == pkt_num).unwrap();
-            in_flight.remove(i)
-        };
-        let acked: Vec<AckedPacket> = acked
-            .iter()
-            .map(|&n| take(&mut self.in_flight, n))
-            .map(|p| AckedPacket {
-                pkt_num: p.pkt_num,
-                time_sent: p.time_sent,
-                size_bytes: p.size_bytes,
-            })
-            .collect();
-        let lost: Vec<LostPacket> = lost
-            .iter()
-            .map(|&n| take(&mut self.in_flight, n))
-            .map(|p| LostPacket {
-                pkt_num: p.pkt_num,
-                time_sent: p.time_sent,
-                size_bytes: p.size_bytes,
-            })
-            .collect();
-        let event = AckEvent {
-            now: self.now,
-            acked: &acked,
-            lost: &lost,
-            rtt_sample: (!acked.is_empty()).then_some(RttSample {
-                latest_rtt: rtt,
-                ack_delay: Duration::ZERO,
-            }),
-            min_rtt: Some(BASE_RTT.min(rtt)),
-            smoothed_rtt: rtt,
-            max_ack_delay: 25 * MS,
-            prior_bytes_in_flight,
-            bytes_in_flight: self.bytes_in_flight(),
-            persistent_congestion: false,
-        };
-        self.cc.on_ack_event(&event);
-    }
-
-    /// One round: a full window now, all of it acknowledged `rtt` later.
-    fn round(&mut self, rtt: Duration) {
-        self.send_window();
-        let all: Vec<u64> = self.in_flight.iter().map(|p| p.pkt_num).collect();
-        self.ack(rtt, &all, &[]);
-    }
-
-    fn drain_events(&mut self) -> Vec<ControllerEvent> {
-        std::iter::from_fn(|| self.cc.poll_event()).collect()
-    }
-
-    fn rounds(&mut self, rtts_ms: &[u32]) {
-        for &rtt in rtts_ms {
-            self.round(rtt * MS);
-        }
-    }
-
+    /// The one round decision among the pending records.
     fn last_round(&mut self) -> RoundDecision {
         let decisions: Vec<_> = self
             .drain_events()
@@ -202,7 +105,7 @@ fn alpha_beta_scale_with_max_datagram_size() {
 
 #[test]
 fn slow_start_doubles_every_other_round_and_exits_above_gamma() {
-    let mut h = Harness::new(VegasConfig::paper());
+    let mut h = Harness::vegas(VegasConfig::paper());
     let mut windows = Vec::new();
     // Round 1 grows even though its RTT is high: Diff is only tested
     // after held rounds.
@@ -239,62 +142,20 @@ fn slow_start_doubles_every_other_round_and_exits_above_gamma() {
     ));
 }
 
-/// Gallop-Vegas Table 2: Vegas slow start from W_0 = 2 while
-/// Diff stays below gamma: W_i = 2, 2, 4, 4, 8, 8, ... and the increase
-/// z_i = 0, 2, 0, 4, 0, 8, ...
 /// Runs `config` from its initial window through a bottleneck of one
 /// packet per ms behind 100 ms of propagation delay (a pipe of 101
 /// packets with the service time, no buffer limit), every packet
-/// acknowledged, sends ACK-clocked; returns the window when slow start
-/// ends on Diff > gamma and the window before that.
+/// acknowledged, sends ACK-clocked, the stack's min RTT the smallest
+/// sample; returns the window when slow start ends on Diff > gamma and the
+/// window before that.
 fn slow_start_exit_windows(config: VegasConfig) -> (f64, f64) {
-    let mut cc = Vegas::new(config).unwrap();
-    let t0 = Instant::now();
-    let (mut now, mut bottleneck_free) = (t0, t0);
-    let mut next_pkt_num = 0;
-    let mut min_rtt = Duration::MAX;
-    // (packet number, sent, ACK arrival)
-    let mut in_flight = std::collections::VecDeque::new();
-    while now - t0 < 60 * SECOND {
-        while (in_flight.len() + 1) * MDS <= cc.cwnd_bytes() {
-            let packet = SentPacket {
-                pkt_num: next_pkt_num,
-                time_sent: now,
-                size_bytes: MDS,
-                bytes_in_flight_before: in_flight.len() * MDS,
-                in_flight: true,
-            };
-            cc.on_packet_sent(now, &packet);
-            bottleneck_free = now.max(bottleneck_free) + MS;
-            in_flight.push_back((next_pkt_num, now, bottleneck_free + BASE_RTT));
-            next_pkt_num += 1;
-        }
-        let (pkt_num, time_sent, arrival) = in_flight.pop_front().unwrap();
-        now = arrival;
-        let rtt = now - time_sent;
-        min_rtt = min_rtt.min(rtt);
-        let cwnd_before = cc.cwnd_bytes() as f64 / MDS as f64;
-        let acked = [AckedPacket {
-            pkt_num,
-            time_sent,
-            size_bytes: MDS,
-        }];
-        cc.on_ack_event(&AckEvent {
-            now,
-            acked: &acked,
-            lost: &[],
-            rtt_sample: Some(RttSample {
-                latest_rtt: rtt,
-                ack_delay: Duration::ZERO,
-            }),
-            min_rtt: Some(min_rtt),
-            smoothed_rtt: rtt,
-            max_ack_delay: 25 * MS,
-            prior_bytes_in_flight: (in_flight.len() + 1) * MDS,
-            bytes_in_flight: in_flight.len() * MDS,
-            persistent_congestion: false,
-        });
-        let exited = std::iter::from_fn(|| cc.poll_event()).any(|e| {
+    let cc = Vegas::new(config).unwrap();
+    let mut path = Bottleneck::new(cc, MinRtt::Tracked(None), 1000, BASE_RTT);
+    while path.sender.now - path.start < 60 * SECOND {
+        let cwnd_before = path.cwnd_pkts();
+        let seen = path.events.len();
+        path.step();
+        let exited = path.events[seen..].iter().any(|(_, e)| {
             matches!(
                 e,
                 ControllerEvent::SlowStartExit {
@@ -304,7 +165,7 @@ fn slow_start_exit_windows(config: VegasConfig) -> (f64, f64) {
             )
         });
         if exited {
-            return (cwnd_before, cc.cwnd_bytes() as f64 / MDS as f64);
+            return (cwnd_before, path.cwnd_pkts());
         }
     }
     panic!("slow start did not end");
@@ -333,9 +194,12 @@ fn slow_start_exit_keeps_the_pipe_by_default_and_seven_eighths_in_paper_mode() {
     assert_eq!((before, small), (90.0, 78.75));
 }
 
+/// Gallop-Vegas Table 2: Vegas slow start from W_0 = 2 while
+/// Diff stays below gamma: W_i = 2, 2, 4, 4, 8, 8, ... and the increase
+/// z_i = 0, 2, 0, 4, 0, 8, ...
 #[test]
 fn seed002_table2_slow_start_replay() {
-    let mut h = Harness::new(VegasConfig::paper());
+    let mut h = Harness::vegas(VegasConfig::paper());
     let mut windows = Vec::new();
     let mut actions = Vec::new();
     for _ in 0..=11 {
@@ -367,7 +231,7 @@ fn seed002_table2_slow_start_replay() {
 
 #[test]
 fn loss_sent_before_last_reduction_does_not_reduce_again() {
-    let mut h = Harness::new(VegasConfig {
+    let mut h = Harness::vegas(VegasConfig {
         initial_cwnd_pkts: 10,
         ..VegasConfig::paper()
     });
@@ -394,7 +258,7 @@ fn loss_sent_before_last_reduction_does_not_reduce_again() {
 
 #[test]
 fn recovery_ends_with_ack_of_packet_sent_after_reduction() {
-    let mut h = Harness::new(VegasConfig {
+    let mut h = Harness::vegas(VegasConfig {
         initial_cwnd_pkts: 10,
         ..VegasConfig::paper()
     });
@@ -410,7 +274,7 @@ fn recovery_ends_with_ack_of_packet_sent_after_reduction() {
 
 #[test]
 fn pto_restarts_slow_start_and_repeated_pto_keeps_ssthresh() {
-    let mut h = Harness::new(VegasConfig {
+    let mut h = Harness::vegas(VegasConfig {
         initial_cwnd_pkts: 10,
         ..VegasConfig::paper()
     });
@@ -426,7 +290,7 @@ fn pto_restarts_slow_start_and_repeated_pto_keeps_ssthresh() {
     h.ack(BASE_RTT, &[probe], &[]);
     assert_eq!(h.cc.phase(), Phase::SlowStart);
 
-    let mut h = Harness::new(VegasConfig {
+    let mut h = Harness::vegas(VegasConfig {
         pto_response: PtoResponse::Ignore,
         ..VegasConfig::paper()
     });
@@ -440,18 +304,13 @@ fn pto_restarts_slow_start_and_repeated_pto_keeps_ssthresh() {
 fn persistent_congestion_collapses_to_minimum_window() {
     let mut h = Harness::in_congestion_avoidance(12);
     h.send_window();
-    h.cc.on_ack_event(&AckEvent {
-        now: h.now + 3 * BASE_RTT,
-        acked: &[],
-        lost: &[],
-        rtt_sample: None,
-        min_rtt: Some(BASE_RTT),
-        smoothed_rtt: BASE_RTT,
-        max_ack_delay: 25 * MS,
-        prior_bytes_in_flight: 12 * MDS,
-        bytes_in_flight: 12 * MDS,
-        persistent_congestion: true,
-    });
+    let event = AckEventBuilder::new(h.now + 3 * BASE_RTT)
+        .min_rtt(BASE_RTT)
+        .smoothed_rtt(BASE_RTT)
+        .bytes_in_flight(12 * MDS, 12 * MDS)
+        .persistent_congestion()
+        .build();
+    h.cc.on_ack_event(&event);
     assert_eq!(h.cwnd_pkts(), 2.0);
     assert!(h.drain_events().iter().any(|e| matches!(
         e,
@@ -680,7 +539,7 @@ fn rtts_below_the_resolution_are_not_a_queue() {
     // with the 1 ms resolution both are 1 ms, Diff 0, an increase.
     let us = Duration::from_micros(1);
     let run = |resolution: Option<Duration>| {
-        let mut h = Harness::new(VegasConfig {
+        let mut h = Harness::vegas(VegasConfig {
             initial_cwnd_pkts: 20,
             rtt_resolution: resolution,
             ..windowed(10 * SECOND)
@@ -698,7 +557,7 @@ fn rtts_below_the_resolution_are_not_a_queue() {
     assert_eq!(floored.diff_pkts, 0.0, "{floored:?}");
     assert_eq!(floored.action, Action::Increase);
     // Above the resolution a queue is a queue: 1 ms -> 1.5 ms.
-    let mut h = Harness::new(VegasConfig {
+    let mut h = Harness::vegas(VegasConfig {
         initial_cwnd_pkts: 20,
         ..windowed(10 * SECOND)
     });
@@ -839,7 +698,7 @@ fn the_papers_base_rtt_never_moves_and_never_drains() {
 
 #[test]
 fn default_config_decides_on_the_one_sample_of_a_thinned_peer() {
-    let mut h = Harness::new(VegasConfig::default());
+    let mut h = Harness::vegas(VegasConfig::default());
     // One ACK frame per 10-packet window: a peer that acknowledges less
     // often than every second packet gives a round one sample, and the
     // round decides on it instead of waiting three RTTs for three (the
@@ -897,7 +756,7 @@ fn params_changes(events: &[ControllerEvent]) -> Vec<(f64, f64)> {
 /// one (no held rounds).
 #[test]
 fn seed002_table3_gallop_replay() {
-    let mut h = Harness::new(VegasConfig::paper().with_gallop());
+    let mut h = Harness::vegas(VegasConfig::paper().with_gallop());
     assert_eq!(h.cc.name(), "gallop-vegas");
     let mut windows = Vec::new();
     for i in 0..=11u32 {
@@ -933,7 +792,7 @@ fn seed002_table3_gallop_replay() {
 
 #[test]
 fn gallop_cut_above_beta_then_first_congestion_avoidance_round_holds() {
-    let mut h = Harness::new(VegasConfig::paper().with_gallop());
+    let mut h = Harness::vegas(VegasConfig::paper().with_gallop());
     h.rounds(&[100, 100, 100, 100]); // W: 2, 2, 3, 5 -> 8
     assert_eq!(h.cwnd_pkts(), 8.0);
     h.drain_events();
@@ -963,7 +822,7 @@ fn gallop_cut_above_beta_then_first_congestion_avoidance_round_holds() {
 
 #[test]
 fn gallop_halves_incr_between_gamma_and_beta_and_leaves_one_rtt_after_incr_one() {
-    let mut h = Harness::new(VegasConfig::paper().with_gallop());
+    let mut h = Harness::vegas(VegasConfig::paper().with_gallop());
     h.rounds(&[100, 100, 100, 100]); // cwnd 8, incr 5
     h.drain_events();
     // Diff = 8 * (1 - 100/125) = 1.6 in (gamma, beta), status 0: incr
@@ -1004,7 +863,7 @@ fn gallop_halves_incr_between_gamma_and_beta_and_leaves_one_rtt_after_incr_one()
 
 #[test]
 fn gallop_pto_resets_incr_maxincr_status_and_first_rtt_adds_nothing() {
-    let mut h = Harness::new(VegasConfig::paper().with_gallop());
+    let mut h = Harness::vegas(VegasConfig::paper().with_gallop());
     h.rounds(&[100, 100, 100, 100, 100]); // cwnd 12, incr 6
     h.drain_events();
     h.send_window();
@@ -1017,7 +876,7 @@ fn gallop_pto_resets_incr_maxincr_status_and_first_rtt_adds_nothing() {
     assert_eq!(gallop.increase().target_bytes(), 0);
     assert_eq!(h.cc.ssthresh_bytes(), Some(6 * MDS));
     // Recovery ends with a probe sent after the PTO.
-    let all: Vec<u64> = h.in_flight.iter().map(|p| p.pkt_num).collect();
+    let all = h.pkt_nums_in_flight();
     let probe = h.send_one();
     let mut acked = all;
     acked.push(probe);
@@ -1133,7 +992,7 @@ fn gamma_selected_at_end_of_first_usable_round() {
     // stop at 512 with Wbar = 384: gamma = floor(384^2 / (4 * 500 +
     // 384)) = 61 (eq. 14).
     let config = VegasConfig::paper().with_selected_gamma(5000.0, GammaApproach::Basic);
-    let mut h = Harness::new(config);
+    let mut h = Harness::vegas(config);
     assert_eq!(h.cc.gamma_pkts(), 1.0);
     assert!(h.cc.gamma_choice().is_none());
     h.round(BASE_RTT);
@@ -1161,7 +1020,7 @@ fn gamma_selected_at_end_of_first_usable_round() {
     // Approach 2 (eq. 15): W^ = 801 is in the upper half of
     // [7/8 * 512, 7/8 * 1024) = [448, 896) (split at 672): stop at 1024.
     let config = VegasConfig::paper().with_selected_gamma(8000.0, GammaApproach::Enhanced);
-    let mut h = Harness::new(config);
+    let mut h = Harness::vegas(config);
     h.round(BASE_RTT);
     let choice = h.cc.gamma_choice().unwrap();
     assert_eq!(choice.stop_window_pkts, 1024.0);
