@@ -36,6 +36,7 @@ pub mod spec;
 pub mod transient;
 pub mod vegas;
 pub mod vegas_a;
+mod window;
 
 #[cfg(test)]
 mod bottleneck_tests;

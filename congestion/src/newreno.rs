@@ -38,6 +38,7 @@ use std::time::Instant;
 
 use crate::events::ReductionCause;
 use crate::events::SlowStartExitCause;
+use crate::window::Window;
 use crate::AckEvent;
 use crate::Controller;
 use crate::ControllerEvent;
@@ -50,18 +51,13 @@ use crate::SentPacket;
 /// of ten times the maximum datagram size".
 pub const INITIAL_WINDOW_PKTS: usize = 10;
 
-/// RFC 9002 section 7.2 / B.2 kMinimumWindow: 2 * max_datagram_size.
-pub const MIN_WINDOW_PKTS: usize = 2;
-
-/// RFC 9002 section 7.3.2 / B.2 kLossReductionFactor.
-pub const LOSS_REDUCTION_FACTOR: f64 = 0.5;
+pub use crate::window::LOSS_REDUCTION_FACTOR;
+pub use crate::window::MIN_WINDOW_PKTS;
 
 /// RFC 9002 section 7.7: pacing rate N * cwnd / smoothed_rtt, N = 1.25.
 pub const PACING_GAIN: f64 = 1.25;
 
-/// RFC 9000 section 14: the smallest maximum datagram size every QUIC path
-/// supports; quiche's default `max_send_udp_payload_size`.
-pub const DEFAULT_MAX_DATAGRAM_SIZE: usize = 1200;
+pub use crate::window::DEFAULT_MAX_DATAGRAM_SIZE;
 
 /// NewReno parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,10 +105,7 @@ impl NewRenoConfig {
 #[derive(Clone, Debug)]
 pub struct NewReno {
     config: NewRenoConfig,
-    max_datagram_size: usize,
-    cwnd_bytes: usize,
-    /// `usize::MAX` while infinite (RFC 9002 B.3).
-    ssthresh_bytes: usize,
+    window: Window,
     /// Bytes acknowledged in congestion avoidance not yet turned into a
     /// window increase (RFC 9002 7.3.3 summed exactly).
     bytes_acked_ca: usize,
@@ -131,9 +124,7 @@ impl NewReno {
         config.validate()?;
         Ok(NewReno {
             config,
-            max_datagram_size: config.max_datagram_size,
-            cwnd_bytes: config.initial_cwnd_pkts * config.max_datagram_size,
-            ssthresh_bytes: usize::MAX,
+            window: Window::new(config.initial_cwnd_pkts, config.max_datagram_size),
             bytes_acked_ca: 0,
             recovery_start_time: None,
             in_recovery: false,
@@ -146,16 +137,8 @@ impl NewReno {
         &self.config
     }
 
-    fn initial_window_bytes(&self) -> usize {
-        self.config.initial_cwnd_pkts * self.max_datagram_size
-    }
-
-    fn min_window_bytes(&self) -> usize {
-        MIN_WINDOW_PKTS * self.max_datagram_size
-    }
-
     fn in_slow_start(&self) -> bool {
-        self.cwnd_bytes < self.ssthresh_bytes
+        self.window.below_ssthresh()
     }
 
     /// RFC 9002 B.5 `InCongestionRecovery(sent_time)`.
@@ -170,32 +153,31 @@ impl NewReno {
             return;
         }
         let was_slow_start = self.in_slow_start();
-        let cwnd_before_bytes = self.cwnd_bytes;
+        let cwnd_before_bytes = self.window.cwnd_bytes;
         self.recovery_start_time = Some(now);
         self.in_recovery = true;
-        self.ssthresh_bytes = (self.cwnd_bytes as f64 * self.config.loss_reduction_factor) as usize;
-        self.cwnd_bytes = self.ssthresh_bytes.max(self.min_window_bytes());
+        self.window.reduce(self.config.loss_reduction_factor);
         self.bytes_acked_ca = 0;
         if was_slow_start {
             self.events.push(ControllerEvent::SlowStartExit {
                 now,
                 cause: SlowStartExitCause::Loss,
-                cwnd_bytes: self.cwnd_bytes,
+                cwnd_bytes: self.window.cwnd_bytes,
             });
         }
         self.events.push(ControllerEvent::Reduction {
             now,
             cause: ReductionCause::Loss,
             cwnd_before_bytes,
-            cwnd_after_bytes: self.cwnd_bytes,
-            ssthresh_bytes: self.ssthresh_bytes,
+            cwnd_after_bytes: self.window.cwnd_bytes,
+            ssthresh_bytes: self.window.ssthresh_bytes,
         });
     }
 
     /// RFC 9002 B.8: persistent congestion collapses the window.
     fn on_persistent_congestion(&mut self, now: Instant) {
-        let cwnd_before_bytes = self.cwnd_bytes;
-        self.cwnd_bytes = self.min_window_bytes();
+        let cwnd_before_bytes = self.window.cwnd_bytes;
+        self.window.collapse();
         self.recovery_start_time = None;
         self.in_recovery = false;
         self.bytes_acked_ca = 0;
@@ -203,8 +185,8 @@ impl NewReno {
             now,
             cause: ReductionCause::PersistentCongestion,
             cwnd_before_bytes,
-            cwnd_after_bytes: self.cwnd_bytes,
-            ssthresh_bytes: self.ssthresh_bytes,
+            cwnd_after_bytes: self.window.cwnd_bytes,
+            ssthresh_bytes: self.window.ssthresh_bytes,
         });
     }
 
@@ -219,12 +201,12 @@ impl NewReno {
             return;
         }
         if self.in_slow_start() {
-            self.cwnd_bytes += size_bytes;
+            self.window.cwnd_bytes += size_bytes;
         } else {
             self.bytes_acked_ca += size_bytes;
-            if self.bytes_acked_ca >= self.cwnd_bytes {
-                self.bytes_acked_ca -= self.cwnd_bytes;
-                self.cwnd_bytes += self.max_datagram_size;
+            if self.bytes_acked_ca >= self.window.cwnd_bytes {
+                self.bytes_acked_ca -= self.window.cwnd_bytes;
+                self.window.cwnd_bytes += self.window.max_datagram_size;
             }
         }
     }
@@ -244,7 +226,7 @@ impl Controller for NewReno {
             return;
         }
         let in_flight_after = packet.bytes_in_flight_before + packet.size_bytes;
-        if in_flight_after + self.max_datagram_size > self.cwnd_bytes {
+        if in_flight_after + self.window.max_datagram_size > self.window.cwnd_bytes {
             self.app_limited = false;
         }
     }
@@ -274,8 +256,7 @@ impl Controller for NewReno {
 
     fn on_path_change(&mut self, _now: Instant) {
         // RFC 9000 section 9.4: reset the congestion controller.
-        self.cwnd_bytes = self.initial_window_bytes();
-        self.ssthresh_bytes = usize::MAX;
+        self.window.reset();
         self.bytes_acked_ca = 0;
         self.recovery_start_time = None;
         self.in_recovery = false;
@@ -283,27 +264,15 @@ impl Controller for NewReno {
     }
 
     fn set_max_datagram_size(&mut self, max_datagram_size: usize) {
-        if max_datagram_size == 0 {
-            return;
-        }
-        let max_datagram_size = max_datagram_size.min(crate::MAX_DATAGRAM_SIZE_BYTES);
-        // RFC 9002 section 7.2: recalculate the initial window with the new
-        // size; an untouched window follows it.
-        let untouched =
-            self.cwnd_bytes == self.initial_window_bytes() && self.ssthresh_bytes == usize::MAX;
-        self.max_datagram_size = max_datagram_size;
-        if untouched {
-            self.cwnd_bytes = self.initial_window_bytes();
-        }
-        self.cwnd_bytes = self.cwnd_bytes.max(self.min_window_bytes());
+        self.window.set_max_datagram_size(max_datagram_size);
     }
 
     fn cwnd_bytes(&self) -> usize {
-        self.cwnd_bytes
+        self.window.cwnd_bytes
     }
 
     fn ssthresh_bytes(&self) -> Option<usize> {
-        (self.ssthresh_bytes != usize::MAX).then_some(self.ssthresh_bytes)
+        self.window.ssthresh()
     }
 
     fn pacing_rate_bytes_per_sec(&self, smoothed_rtt: Duration) -> Option<u64> {
@@ -311,10 +280,11 @@ impl Controller for NewReno {
         if smoothed_rtt.is_zero() {
             return None;
         }
-        let rate_bytes_per_sec = gain * self.cwnd_bytes as f64 / smoothed_rtt.as_secs_f64();
+        let rate_bytes_per_sec = gain * self.window.cwnd_bytes as f64 / smoothed_rtt.as_secs_f64();
         Some(
-            (rate_bytes_per_sec as u64)
-                .max(crate::min_pacing_rate_bytes_per_sec(self.max_datagram_size)),
+            (rate_bytes_per_sec as u64).max(crate::min_pacing_rate_bytes_per_sec(
+                self.window.max_datagram_size,
+            )),
         )
     }
 
@@ -390,7 +360,7 @@ mod tests {
     #[test]
     fn congestion_avoidance_adds_one_datagram_per_window() {
         let mut cc = reno();
-        cc.ssthresh_bytes = cc.cwnd_bytes; // 10 packets, in CA
+        cc.window.ssthresh_bytes = cc.window.cwnd_bytes; // 10 packets, in CA
         let t0 = Instant::now();
         let acks: Vec<_> = (0..9).map(|n| acked_packet(n, t0)).collect();
         cc.on_ack_event(&event(t0 + RTT, &acks, &[]));

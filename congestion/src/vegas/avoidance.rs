@@ -37,10 +37,12 @@ impl Vegas {
         };
         let step = vegas_a.on_round(diff.diff_pkts, diff.actual_bytes_per_sec);
         match step.window {
-            Action::Increase => self.cwnd_bytes += self.max_datagram_size,
-            Action::Decrease => {
-                self.lower_cwnd(self.cwnd_bytes.saturating_sub(self.max_datagram_size))
-            }
+            Action::Increase => self.window.cwnd_bytes += self.window.max_datagram_size,
+            Action::Decrease => self.lower_cwnd(
+                self.window
+                    .cwnd_bytes
+                    .saturating_sub(self.window.max_datagram_size),
+            ),
             _ => {}
         }
         if step.params_changed {
@@ -84,10 +86,12 @@ impl Vegas {
     pub(super) fn congestion_avoidance_step(&mut self, diff: &RoundDiff) -> Action {
         let action = paper::avoidance_step(diff.diff_pkts, self.alpha_pkts, self.beta_pkts);
         match action {
-            Action::Increase => self.cwnd_bytes += self.max_datagram_size,
-            Action::Decrease => {
-                self.lower_cwnd(self.cwnd_bytes.saturating_sub(self.max_datagram_size))
-            }
+            Action::Increase => self.window.cwnd_bytes += self.window.max_datagram_size,
+            Action::Decrease => self.lower_cwnd(
+                self.window
+                    .cwnd_bytes
+                    .saturating_sub(self.window.max_datagram_size),
+            ),
             _ => {}
         }
         action
@@ -103,7 +107,7 @@ impl Vegas {
         let base_rtt_secs = round.base_rtt.max(floor).as_secs_f64();
         let actual_bytes_per_sec = round.actual_bytes_per_sec;
         let start_bytes = self.round_start_cwnd_bytes as f64;
-        let end_bytes = start_bytes.max(self.cwnd_bytes as f64);
+        let end_bytes = start_bytes.max(self.window.cwnd_bytes as f64);
         let in_transit_bytes = actual_bytes_per_sec * round_rtt.as_secs_f64();
         let window_bytes = match self.config.expected_window {
             // The paper's cwnd; while the window grew during the round, the
@@ -119,7 +123,7 @@ impl Vegas {
                 expected_bytes_per_sec,
                 actual_bytes_per_sec,
                 base_rtt_secs,
-                self.max_datagram_size,
+                self.window.max_datagram_size,
             ),
             pipe_bytes: round
                 .max_ack_rate_bytes_per_sec

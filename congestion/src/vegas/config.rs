@@ -13,15 +13,14 @@ pub const PAPER_GAMMA_PKTS: f64 = 1.0;
 /// Gallop-Vegas section II: on leaving slow start Vegas "decreases its
 /// congestion window size by 1/8" (Vanichpun & Feng: 7/8 W).
 pub const SLOW_START_EXIT_CUT_DIVISOR: usize = 8;
-/// RFC 9002 section 7.2 kMinimumWindow: 2 datagrams.
-pub const MIN_WINDOW_PKTS: usize = 2;
+pub use crate::window::MIN_WINDOW_PKTS;
 /// RFC 9002 section 7.2: initial window of 10 datagrams.
 pub const QUIC_INITIAL_WINDOW_PKTS: usize = 10;
 /// Gallop-Vegas Table 2: Vegas slow start from W_0 = 2 packets.
 pub const PAPER_INITIAL_WINDOW_PKTS: usize = 2;
 /// Reno's multiplicative decrease (RFC 9002 7.3.2 kLossReductionFactor),
 /// which Vegas keeps (III-A, V).
-pub const RENO_LOSS_REDUCTION_FACTOR: f64 = 0.5;
+pub const RENO_LOSS_REDUCTION_FACTOR: f64 = crate::window::LOSS_REDUCTION_FACTOR;
 /// III-C: a retransmit timeout sets the threshold to half the window.
 pub(super) const TIMEOUT_SSTHRESH_DIVISOR: usize = 2;
 /// The Vegas family's default pacing gain: one window per period. Vegas
@@ -76,8 +75,7 @@ pub const PACING_CAP_ROUNDS: usize = 2;
 /// and checked with a drain: a queue Vegas built itself is gone after beta
 /// packets of decrease (3 rounds); a fourth says the RTT did not follow.
 pub const DEFAULT_ROUTE_CHANGE_ROUNDS: u32 = 4;
-/// RFC 9000 section 14: the smallest QUIC maximum datagram size.
-pub const DEFAULT_MAX_DATAGRAM_SIZE: usize = 1200;
+pub use crate::window::DEFAULT_MAX_DATAGRAM_SIZE;
 
 /// What a probe timeout does to the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -47,7 +47,7 @@ impl Vegas {
                 let probe = *probe;
                 self.probe = None;
                 self.skip_next_delivery = true;
-                self.cwnd_bytes = self.cwnd_bytes.max(probe.restore_cwnd_bytes);
+                self.window.cwnd_bytes = self.window.cwnd_bytes.max(probe.restore_cwnd_bytes);
                 // With the flow's own queue drained, an RTT still more than
                 // beta packets above BaseRTT is not a queue it can drain:
                 // the path got longer, BaseRTT is stale.
@@ -56,7 +56,7 @@ impl Vegas {
                         .min_round_rtt
                         .saturating_sub(round.base_rtt)
                         .as_secs_f64()
-                    / self.max_datagram_size as f64;
+                    / self.window.max_datagram_size as f64;
                 if queue_pkts > self.beta_pkts {
                     self.sampler.reset_base_rtt(now, probe.min_round_rtt);
                 }
@@ -89,9 +89,9 @@ impl Vegas {
         if !periodic && !route_check {
             return false;
         }
-        let drain_bytes = (diff.diff_pkts.ceil() as usize + 1) * self.max_datagram_size;
-        let min_bytes = MIN_WINDOW_PKTS * self.max_datagram_size;
-        let before = self.cwnd_bytes;
+        let drain_bytes = (diff.diff_pkts.ceil() as usize + 1) * self.window.max_datagram_size;
+        let min_bytes = self.window.min_window_bytes();
+        let before = self.window.cwnd_bytes;
         self.probe = Some(BaseRttProbe {
             restore_cwnd_bytes: before,
             rounds_left: 2,
@@ -99,12 +99,12 @@ impl Vegas {
             pacing_bytes_per_sec: self.config.pacing_headroom_pkts.map(|_| {
                 let round_secs = round_rtt.as_secs_f64();
                 let drained_bytes_per_sec = drain_bytes as f64 / round_secs;
-                let one_pkt_per_round = self.max_datagram_size as f64 / round_secs;
+                let one_pkt_per_round = self.window.max_datagram_size as f64 / round_secs;
                 (diff.actual_bytes_per_sec - drained_bytes_per_sec).max(one_pkt_per_round)
             }),
         });
         self.last_probe = Some(now);
-        self.cwnd_bytes = before.saturating_sub(drain_bytes).max(min_bytes);
+        self.window.cwnd_bytes = before.saturating_sub(drain_bytes).max(min_bytes);
         self.record_reduction(now, ReductionCause::BaseRttProbe, before);
         true
     }

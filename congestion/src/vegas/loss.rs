@@ -12,8 +12,8 @@ impl Vegas {
 
     /// Lowers cwnd (never below the minimum window) and ssthresh with it.
     pub(super) fn lower_cwnd(&mut self, cwnd_bytes: usize) {
-        self.cwnd_bytes = cwnd_bytes.max(self.min_window_bytes());
-        self.ssthresh_bytes = self.ssthresh_bytes.min(self.cwnd_bytes);
+        self.window.cwnd_bytes = cwnd_bytes.max(self.min_window_bytes());
+        self.window.ssthresh_bytes = self.window.ssthresh_bytes.min(self.window.cwnd_bytes);
     }
 
     /// Starts over after a reduction: losses of packets sent before now no
@@ -23,7 +23,7 @@ impl Vegas {
         // reduced window is not restored.
         self.probe = None;
         self.first_pkt_after_reduction = Some(self.next_pkt_num());
-        self.round_start_cwnd_bytes = self.cwnd_bytes;
+        self.round_start_cwnd_bytes = self.window.cwnd_bytes;
         self.hold_next_slow_start_round();
         self.sampler.restart_round();
         if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
@@ -35,7 +35,7 @@ impl Vegas {
     /// status back to their defaults, the first RTT adds nothing.
     pub(super) fn restart_gallop(&mut self, now: Instant) {
         if let SlowStart::Gallop(gallop) = &mut self.slow_start {
-            gallop.restart(self.cwnd_bytes, self.max_datagram_size);
+            gallop.restart(self.window.cwnd_bytes, self.window.max_datagram_size);
             let update = gallop.event(now);
             self.record_gallop_update(update);
         }
@@ -65,9 +65,8 @@ impl Vegas {
             return;
         }
         let was_slow_start = self.in_slow_start();
-        let cwnd_before_bytes = self.cwnd_bytes;
-        self.ssthresh_bytes = (self.cwnd_bytes as f64 * self.config.loss_reduction_factor) as usize;
-        self.cwnd_bytes = self.ssthresh_bytes.max(self.min_window_bytes());
+        let cwnd_before_bytes = self.window.cwnd_bytes;
+        self.window.reduce(self.config.loss_reduction_factor);
         self.recovery_cause = Some(ReductionCause::Loss);
         self.mark_reduction();
         self.push_reduction(now, ReductionCause::Loss, cwnd_before_bytes, was_slow_start);
@@ -75,8 +74,8 @@ impl Vegas {
 
     pub(super) fn on_persistent_congestion(&mut self, now: Instant) {
         let was_slow_start = self.in_slow_start();
-        let cwnd_before_bytes = self.cwnd_bytes;
-        self.cwnd_bytes = self.min_window_bytes();
+        let cwnd_before_bytes = self.window.cwnd_bytes;
+        self.window.collapse();
         self.recovery_cause = None;
         self.mark_reduction();
         self.restart_gallop(now);

@@ -157,6 +157,7 @@ use crate::transient::GammaApproach;
 use crate::transient::GammaChoice;
 use crate::transient::VegasSlowStart;
 use crate::vegas_a::VegasA;
+use crate::window::Window;
 use crate::AckEvent;
 use crate::Controller;
 use crate::ControllerEvent;
@@ -213,10 +214,8 @@ enum Avoidance {
 pub struct Vegas {
     config: VegasConfig,
     sampler: RoundSampler,
-    max_datagram_size: usize,
-    cwnd_bytes: usize,
-    /// `usize::MAX` while infinite.
-    ssthresh_bytes: usize,
+    /// cwnd, ssthresh and the datagram size (RFC 9002 section 7).
+    window: Window,
     /// Thresholds in force (from the config; variants may adapt them).
     alpha_pkts: f64,
     beta_pkts: f64,
@@ -260,13 +259,12 @@ impl Vegas {
     pub fn new(config: VegasConfig) -> Result<Self, ParamError> {
         config.validate()?;
         let (alpha_pkts, beta_pkts) = config.alpha_beta_pkts()?;
-        let cwnd_bytes = config.initial_cwnd_pkts * config.max_datagram_size;
+        let window = Window::new(config.initial_cwnd_pkts, config.max_datagram_size);
+        let cwnd_bytes = window.cwnd_bytes;
         Ok(Vegas {
             config,
             sampler: RoundSampler::new(config.sampler, config.max_datagram_size)?,
-            max_datagram_size: config.max_datagram_size,
-            cwnd_bytes,
-            ssthresh_bytes: usize::MAX,
+            window,
             alpha_pkts,
             beta_pkts,
             gamma_pkts: config.gamma_pkts,
@@ -349,18 +347,14 @@ impl Vegas {
         }
     }
 
-    fn initial_window_bytes(&self) -> usize {
-        self.config.initial_cwnd_pkts * self.max_datagram_size
-    }
-
     fn min_window_bytes(&self) -> usize {
-        MIN_WINDOW_PKTS * self.max_datagram_size
+        self.window.min_window_bytes()
     }
 
     fn in_slow_start(&self) -> bool {
         // A BaseRTT drain lowers the window below ssthresh for two rounds
         // only; that is not slow start.
-        self.probe.is_none() && self.cwnd_bytes < self.ssthresh_bytes
+        self.probe.is_none() && self.window.below_ssthresh()
     }
 
     /// The paper's slow start measures in its next round (III-C); Gallop
@@ -394,7 +388,7 @@ impl Vegas {
             if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
                 vegas_a.forget_actual();
             }
-            self.round_start_cwnd_bytes = self.cwnd_bytes;
+            self.round_start_cwnd_bytes = self.window.cwnd_bytes;
             return;
         }
         self.select_gamma(round.base_rtt);
@@ -430,14 +424,14 @@ impl Vegas {
             beta_pkts,
             gamma_pkts: self.gamma_pkts,
             cwnd_before_bytes: self.round_start_cwnd_bytes,
-            cwnd_after_bytes: self.cwnd_bytes,
+            cwnd_after_bytes: self.window.cwnd_bytes,
             action,
             phase,
             samples: round.samples,
             bytes_acked: round.bytes_acked,
             rtt_from_hold_bounds: round.hold_bounded,
         });
-        self.round_start_cwnd_bytes = self.cwnd_bytes;
+        self.round_start_cwnd_bytes = self.window.cwnd_bytes;
     }
 }
 
@@ -452,7 +446,7 @@ impl Controller for Vegas {
 
     fn on_packet_sent(&mut self, _now: Instant, packet: &SentPacket) {
         self.largest_sent_pkt_num = Some(packet.pkt_num);
-        self.sampler.on_packet_sent(packet, self.cwnd_bytes);
+        self.sampler.on_packet_sent(packet, self.window.cwnd_bytes);
     }
 
     fn on_ack_event(&mut self, event: &AckEvent<'_>) {
@@ -471,7 +465,7 @@ impl Controller for Vegas {
             if acked_after_reduction {
                 // Recovery is over; measure a fresh round from here.
                 self.recovery_cause = None;
-                self.round_start_cwnd_bytes = self.cwnd_bytes;
+                self.round_start_cwnd_bytes = self.window.cwnd_bytes;
                 self.sampler.restart_round();
             }
             return;
@@ -490,12 +484,12 @@ impl Controller for Vegas {
             return;
         }
         let was_slow_start = self.in_slow_start();
-        let cwnd_before_bytes = self.cwnd_bytes;
+        let cwnd_before_bytes = self.window.cwnd_bytes;
         if self.recovery_cause != Some(ReductionCause::Pto) {
-            self.ssthresh_bytes =
-                (self.cwnd_bytes / TIMEOUT_SSTHRESH_DIVISOR).max(self.min_window_bytes());
+            self.window.ssthresh_bytes =
+                (self.window.cwnd_bytes / TIMEOUT_SSTHRESH_DIVISOR).max(self.min_window_bytes());
         }
-        self.cwnd_bytes = self.min_window_bytes();
+        self.window.cwnd_bytes = self.min_window_bytes();
         self.recovery_cause = Some(ReductionCause::Pto);
         self.mark_reduction();
         self.push_reduction(now, ReductionCause::Pto, cwnd_before_bytes, was_slow_start);
@@ -512,8 +506,7 @@ impl Controller for Vegas {
         self.probe = None;
         self.last_probe = None;
         self.decrease_streak = 0;
-        self.cwnd_bytes = self.initial_window_bytes();
-        self.ssthresh_bytes = usize::MAX;
+        self.window.reset();
         let params_changed =
             self.alpha_pkts != self.start_alpha_pkts || self.beta_pkts != self.start_beta_pkts;
         self.alpha_pkts = self.start_alpha_pkts;
@@ -527,7 +520,7 @@ impl Controller for Vegas {
         // Vanichpun & Feng: gamma is selected again for the new path's BaseRTT.
         self.gamma_pkts = self.config.gamma_pkts;
         self.gamma_choice = None;
-        self.round_start_cwnd_bytes = self.cwnd_bytes;
+        self.round_start_cwnd_bytes = self.window.cwnd_bytes;
         self.hold_next_slow_start_round();
         self.first_pkt_after_reduction = None;
         self.recovery_cause = None;
@@ -538,26 +531,19 @@ impl Controller for Vegas {
         if max_datagram_size == 0 {
             return;
         }
-        let max_datagram_size = max_datagram_size.min(crate::MAX_DATAGRAM_SIZE_BYTES);
-        // RFC 9002 section 7.2: recalculate the initial window with the new
-        // size; an untouched window follows it.
-        let untouched =
-            self.cwnd_bytes == self.initial_window_bytes() && self.ssthresh_bytes == usize::MAX;
-        self.max_datagram_size = max_datagram_size;
-        self.sampler.set_max_datagram_size(max_datagram_size);
-        if untouched {
-            self.cwnd_bytes = self.initial_window_bytes();
-            self.round_start_cwnd_bytes = self.cwnd_bytes;
+        if self.window.set_max_datagram_size(max_datagram_size) {
+            self.round_start_cwnd_bytes = self.window.cwnd_bytes;
         }
-        self.cwnd_bytes = self.cwnd_bytes.max(self.min_window_bytes());
+        self.sampler
+            .set_max_datagram_size(self.window.max_datagram_size);
     }
 
     fn cwnd_bytes(&self) -> usize {
-        self.cwnd_bytes
+        self.window.cwnd_bytes
     }
 
     fn ssthresh_bytes(&self) -> Option<usize> {
-        (self.ssthresh_bytes != usize::MAX).then_some(self.ssthresh_bytes)
+        self.window.ssthresh()
     }
 
     fn pacing_rate_bytes_per_sec(&self, smoothed_rtt: Duration) -> Option<u64> {

@@ -61,7 +61,7 @@ impl Vegas {
         } else {
             headroom_pkts
         };
-        let one_pkt_per_round = self.max_datagram_size as f64 / round_rtt.as_secs_f64();
+        let one_pkt_per_round = self.window.max_datagram_size as f64 / round_rtt.as_secs_f64();
         let mut cap =
             (delivery_bytes_per_sec + step_pkts * one_pkt_per_round).max(one_pkt_per_round);
         // With no queue (Diff below alpha) a round that delivered less than
@@ -84,7 +84,7 @@ impl Vegas {
             // 20 ms aggregation, N = 16: 0.966 -> 0.944 utilization). A
             // window far above what the round carried ([`STALE_WINDOW_RATIO`])
             // is itself stale, not held back.
-            let window_bytes_per_sec = self.cwnd_bytes as f64 / round_rtt.as_secs_f64();
+            let window_bytes_per_sec = self.window.cwnd_bytes as f64 / round_rtt.as_secs_f64();
             if !round.hold_bounded
                 && window_bytes_per_sec <= STALE_WINDOW_RATIO * delivery_bytes_per_sec
             {
@@ -124,7 +124,7 @@ impl Vegas {
         if period.is_zero() {
             return None;
         }
-        let mut rate_bytes_per_sec = gain * self.cwnd_bytes as f64 / period.as_secs_f64();
+        let mut rate_bytes_per_sec = gain * self.window.cwnd_bytes as f64 / period.as_secs_f64();
         if let Some(cap) = self.pacing_cap_bytes_per_sec {
             if self.phase() == Phase::CongestionAvoidance {
                 rate_bytes_per_sec = rate_bytes_per_sec.min(cap);
@@ -134,8 +134,9 @@ impl Vegas {
             rate_bytes_per_sec = rate_bytes_per_sec.min(drain);
         }
         Some(
-            (rate_bytes_per_sec as u64)
-                .max(crate::min_pacing_rate_bytes_per_sec(self.max_datagram_size)),
+            (rate_bytes_per_sec as u64).max(crate::min_pacing_rate_bytes_per_sec(
+                self.window.max_datagram_size,
+            )),
         )
     }
 }

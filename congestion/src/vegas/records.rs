@@ -20,7 +20,7 @@ impl Vegas {
         self.record(ControllerEvent::SlowStartExit {
             now,
             cause,
-            cwnd_bytes: self.cwnd_bytes,
+            cwnd_bytes: self.window.cwnd_bytes,
         });
     }
 
@@ -35,8 +35,8 @@ impl Vegas {
             now,
             cause,
             cwnd_before_bytes,
-            cwnd_after_bytes: self.cwnd_bytes,
-            ssthresh_bytes: self.ssthresh_bytes,
+            cwnd_after_bytes: self.window.cwnd_bytes,
+            ssthresh_bytes: self.window.ssthresh_bytes,
         });
     }
 

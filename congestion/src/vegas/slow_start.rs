@@ -13,21 +13,25 @@ impl Vegas {
     /// (Gallop-Vegas III-B), up to ssthresh.
     pub(super) fn slow_start_on_ack(&mut self, now: Instant, acked_bytes: usize) {
         let (grow_bytes, limit_bytes) = match &mut self.slow_start {
-            SlowStart::Gallop(gallop) => (gallop.on_ack(acked_bytes), self.ssthresh_bytes),
+            SlowStart::Gallop(gallop) => (gallop.on_ack(acked_bytes), self.window.ssthresh_bytes),
             SlowStart::Vegas(SlowStartRound::Grow) => (
                 acked_bytes,
-                paper::growing_round_limit_bytes(self.round_start_cwnd_bytes, self.ssthresh_bytes),
+                paper::growing_round_limit_bytes(
+                    self.round_start_cwnd_bytes,
+                    self.window.ssthresh_bytes,
+                ),
             ),
             SlowStart::Vegas(SlowStartRound::Hold) => return,
         };
         if grow_bytes == 0 {
             return;
         }
-        self.cwnd_bytes = self
+        self.window.cwnd_bytes = self
+            .window
             .cwnd_bytes
             .saturating_add(grow_bytes)
             .min(limit_bytes)
-            .max(self.cwnd_bytes);
+            .max(self.window.cwnd_bytes);
         if !self.in_slow_start() {
             if let SlowStart::Gallop(gallop) = &mut self.slow_start {
                 gallop.on_slow_start_exit();
@@ -50,7 +54,7 @@ impl Vegas {
         let (action, next_round) = paper::slow_start_step(round, diff.diff_pkts, self.gamma_pkts);
         self.slow_start = SlowStart::Vegas(next_round);
         if action == Action::SlowStartExit {
-            let cut_bytes = paper::exit_window_bytes(self.cwnd_bytes);
+            let cut_bytes = paper::exit_window_bytes(self.window.cwnd_bytes);
             self.lower_cwnd(self.at_most_the_pipe(cut_bytes, diff));
             self.first_pkt_after_reduction = Some(self.next_pkt_num());
             self.record_slow_start_exit(now, SlowStartExitCause::DiffAboveGamma);
@@ -64,7 +68,7 @@ impl Vegas {
         match self.config.slow_start_exit_window {
             SlowStartExitWindow::CutEighth => exit_bytes,
             SlowStartExitWindow::Pipe => {
-                exit_bytes.min(diff.pipe_bytes as usize + self.max_datagram_size)
+                exit_bytes.min(diff.pipe_bytes as usize + self.window.max_datagram_size)
             }
         }
     }
@@ -76,8 +80,8 @@ impl Vegas {
             return Action::SlowStartHold;
         };
         let step = gallop.on_round(
-            self.cwnd_bytes,
-            self.max_datagram_size,
+            self.window.cwnd_bytes,
+            self.window.max_datagram_size,
             diff.diff_pkts,
             self.gamma_pkts,
             self.beta_pkts,
@@ -93,7 +97,7 @@ impl Vegas {
                 // cwnd -= (last increment + Delta - beta); ssthresh = 2;
                 // if (cwnd < 2) cwnd = 2 (interpretations 4 and 5);
                 // Gallop left slow start above.
-                let exit_bytes = self.cwnd_bytes.saturating_sub(cut_bytes);
+                let exit_bytes = self.window.cwnd_bytes.saturating_sub(cut_bytes);
                 self.lower_cwnd(self.at_most_the_pipe(exit_bytes, diff));
                 self.first_pkt_after_reduction = Some(self.next_pkt_num());
                 self.record_slow_start_exit(now, SlowStartExitCause::DiffAtLeastBeta);
@@ -110,7 +114,7 @@ impl Vegas {
             return;
         };
         gallop.on_slow_start_exit();
-        self.ssthresh_bytes = self.cwnd_bytes;
+        self.window.ssthresh_bytes = self.window.cwnd_bytes;
         self.record_slow_start_exit(now, SlowStartExitCause::IncrementAtOne);
     }
 

@@ -33,7 +33,7 @@ impl Harness {
             initial_cwnd_pkts: cwnd_pkts - 1,
             ..config
         });
-        h.cc.ssthresh_bytes = h.cc.cwnd_bytes;
+        h.cc.window.ssthresh_bytes = h.cc.window.cwnd_bytes;
         h.round(BASE_RTT); // Diff = 0 < alpha: +1
         assert_eq!(h.cwnd_pkts(), cwnd_pkts as f64);
         h.drain_events();
@@ -544,7 +544,7 @@ fn rtts_below_the_resolution_are_not_a_queue() {
             rtt_resolution: resolution,
             ..windowed(10 * SECOND)
         });
-        h.cc.ssthresh_bytes = h.cc.cwnd_bytes;
+        h.cc.window.ssthresh_bytes = h.cc.window.cwnd_bytes;
         h.round(30 * us);
         h.drain_events();
         h.round(600 * us);
@@ -561,7 +561,7 @@ fn rtts_below_the_resolution_are_not_a_queue() {
         initial_cwnd_pkts: 20,
         ..windowed(10 * SECOND)
     });
-    h.cc.ssthresh_bytes = h.cc.cwnd_bytes;
+    h.cc.window.ssthresh_bytes = h.cc.window.cwnd_bytes;
     h.round(1000 * us);
     h.drain_events();
     h.round(1500 * us);
