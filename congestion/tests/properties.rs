@@ -565,7 +565,7 @@ fn sampler_sequence(sampler: &mut RoundSampler, ops: &[Op]) -> Result<(), TestCa
                 bytes_in_flight: driver.bytes_in_flight(),
                 persistent_congestion: false,
             };
-            if let Some(round) = sampler.on_ack_event(&event) {
+            if let Some(round) = sampler.on_ack_frame(&event) {
                 prop_assert!(round.actual_bytes_per_sec.is_finite(), "{round:?}");
                 prop_assert!(round.actual_bytes_per_sec >= 0.0, "{round:?}");
                 prop_assert!(round.max_ack_rate_bytes_per_sec.is_finite(), "{round:?}");

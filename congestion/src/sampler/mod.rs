@@ -455,14 +455,31 @@ impl RoundSampler {
         }
     }
 
-    /// Takes the ACK event's RTT sample and bytes; returns the round's
-    /// measurement when this event ends a round.
-    pub fn on_ack_event(&mut self, event: &AckEvent<'_>) -> Option<RoundSample> {
+    /// One ACK frame: its RTT sample feeds BaseRTT and the round in
+    /// progress; returns the round's measurement when this frame ends it
+    /// (Brakmo & Peterson III-B: one decision per RTT).
+    pub fn on_ack_frame(&mut self, event: &AckEvent<'_>) -> Option<RoundSample> {
         if event.bytes_in_flight == 0 {
             self.idle_since = Some(event.now);
         }
         self.update_credit_cycle(event);
         self.update_pkts_per_ack_frame(event);
+        let acked_bytes: u64 = event.acked.iter().map(|p| p.size_bytes as u64).sum();
+        let (rtt, hold) = self.take_rtt_sample(event, acked_bytes);
+        if !self.tally_frame(event, acked_bytes, rtt, hold)? {
+            return None;
+        }
+        self.close_round(event)
+    }
+
+    /// RFC 9002 5.1's sample of the frame (only when it newly acknowledges
+    /// the largest packet), into BaseRTT; and the frame's hold bound on an
+    /// aggregating path (`aggregation.rs`).
+    fn take_rtt_sample(
+        &mut self,
+        event: &AckEvent<'_>,
+        acked_bytes: u64,
+    ) -> (Option<Duration>, HoldBound) {
         // The sample measures the largest newly acknowledged packet.
         let largest = event.acked.iter().max_by_key(|p| p.pkt_num);
         // (A frame without packets cannot be checked and is believed.)
@@ -478,7 +495,6 @@ impl RoundSampler {
         } else {
             None
         };
-        let acked_bytes: u64 = event.acked.iter().map(|p| p.size_bytes as u64).sum();
         let mut hold = HoldBound::default();
         if let Some(rtt) = rtt {
             self.base_rtt.update(event.now, rtt);
@@ -493,15 +509,24 @@ impl RoundSampler {
         if hold.in_burst {
             self.last_burst_at = Some(event.now);
         }
+        (rtt, hold)
+    }
+
+    /// Adds the frame to the round in progress; whether it ends the round.
+    /// None: no round in progress.
+    fn tally_frame(
+        &mut self,
+        event: &AckEvent<'_>,
+        acked_bytes: u64,
+        rtt: Option<Duration>,
+        hold: HoldBound,
+    ) -> Option<bool> {
         let release_period = self.lattice.period;
         let path_aggregates = release_period.is_some()
             || self
                 .last_burst_at
                 .is_some_and(|at| event.now.saturating_duration_since(at) <= AGGREGATION_MEMORY);
         let ack_count_target = self.ack_count_target();
-        let pkts_per_ack_frame = self.pkts_per_ack_frame;
-        let last_cwnd_bytes = self.last_cwnd_bytes;
-        let base_rtt = self.base_rtt();
         let round = self.round.as_mut()?;
         round.bytes_acked += acked_bytes;
         if let Some(rtt) = rtt {
@@ -526,9 +551,16 @@ impl RoundSampler {
                 .is_some_and(|p| p.pkt_num >= round.end_pkt_num),
             RoundEnd::AckCount => round.ack_events >= ack_count_target,
         };
-        if !ends {
-            return None;
-        }
+        Some(ends)
+    }
+
+    /// The round ended: its measurement, or None if it is too thin to
+    /// measure, in which case it extends to the next distinguished packet.
+    fn close_round(&mut self, event: &AckEvent<'_>) -> Option<RoundSample> {
+        let pkts_per_ack_frame = self.pkts_per_ack_frame;
+        let last_cwnd_bytes = self.last_cwnd_bytes;
+        let base_rtt = self.base_rtt();
+        let round = self.round.as_mut()?;
         let next_pkt_num = self.largest_sent_pkt_num.map_or(0, |n| n + 1);
         // Hold bounds need several frames of a round (module
         // documentation): an aggregating path keeps the configured minimum.
@@ -783,7 +815,7 @@ mod tests {
             acked_buf
                 .extend((first_unacked..=last).map(|n| acked_packet(n, send_time[n as usize])));
             let rtt = now - send_time[last as usize];
-            if let Some(round) = sampler.on_ack_event(&ack_event(now, &acked_buf, rtt)) {
+            if let Some(round) = sampler.on_ack_frame(&ack_event(now, &acked_buf, rtt)) {
                 rounds.push(round);
             }
             first_unacked = last + 1;
@@ -861,7 +893,7 @@ mod tests {
             acked_buf
                 .extend((first_unacked..=last).map(|n| acked_packet(n, send_time[n as usize])));
             let rtt = now - send_time[last as usize];
-            if let Some(round) = sampler.on_ack_event(&ack_event(now, &acked_buf, rtt)) {
+            if let Some(round) = sampler.on_ack_frame(&ack_event(now, &acked_buf, rtt)) {
                 rounds.push(round);
                 truth.push(std::mem::replace(&mut true_min, Duration::MAX));
             }
@@ -1083,14 +1115,14 @@ mod tests {
             sampler.on_packet_sent(&sent_packet(n as u64, p.time_sent, n * MDS), 10 * MDS);
         }
         let now = t0 + 53 * MS;
-        sampler.on_ack_event(&ack_event(now, &packets, 50 * MS));
+        sampler.on_ack_frame(&ack_event(now, &packets, 50 * MS));
         assert_eq!(sampler.credit_cycle(), Some(Duration::from_micros(51_500)));
         // Smoothed with RFC 9002's 1/8 gain: a second cycle of 59.5 ms
         // moves it by 1 ms.
         let later: Vec<AckedPacket> = (4..8)
             .map(|n| acked_packet(n, now + MS * (n as u32 - 4)))
             .collect();
-        sampler.on_ack_event(&ack_event(now + 61 * MS, &later, 58 * MS));
+        sampler.on_ack_frame(&ack_event(now + 61 * MS, &later, 58 * MS));
         assert_eq!(sampler.credit_cycle(), Some(Duration::from_micros(52_500)));
         // A new path (migration) starts without the old path's cycle.
         sampler.on_path_change();
@@ -1113,11 +1145,11 @@ mod tests {
                 ..sent_packet(0, t0, 0)
             };
             sampler.on_packet_sent(&small_sent, 2 * MDS);
-            sampler.on_ack_event(&ack_event(t0 + 91 * MS, &[small], 91 * MS));
+            sampler.on_ack_frame(&ack_event(t0 + 91 * MS, &[small], 91 * MS));
             let after_small = sampler.base_rtt();
             sampler.on_packet_sent(&sent_packet(1, t0 + 91 * MS, 0), 2 * MDS);
             let full = [acked_packet(1, t0 + 91 * MS)];
-            sampler.on_ack_event(&ack_event(t0 + 191 * MS, &full, 100 * MS));
+            sampler.on_ack_frame(&ack_event(t0 + 191 * MS, &full, 100 * MS));
             (after_small, sampler.base_rtt())
         };
         // Until a full-sized packet is measured, every sample counts; then
@@ -1145,7 +1177,7 @@ mod tests {
         let mut last = None;
         for (n, rtt_ms) in [(0u64, 100u32), (1, 102), (2, 104), (3, 106)] {
             let now = t0 + rtt_ms * MS;
-            last = sampler.on_ack_event(&ack_event(now, &[acked_packet(n, t0)], rtt_ms * MS));
+            last = sampler.on_ack_frame(&ack_event(now, &[acked_packet(n, t0)], rtt_ms * MS));
             if n == 0 {
                 for m in 4..8 {
                     sampler.on_packet_sent(&sent_packet(m, now, 3 * MDS), 4 * MDS);
@@ -1155,7 +1187,7 @@ mod tests {
         assert!(last.is_none());
         let t1 = t0 + 100 * MS;
         let round = sampler
-            .on_ack_event(&ack_event(t1 + 100 * MS, &[acked_packet(4, t1)], 100 * MS))
+            .on_ack_frame(&ack_event(t1 + 100 * MS, &[acked_packet(4, t1)], 100 * MS))
             .unwrap();
         // Acknowledged in the round: packets 1-4; samples 102, 104, 106, 100.
         assert_eq!(round.bytes_acked, 4 * MDS as u64);
@@ -1202,7 +1234,7 @@ mod tests {
         }
         // Round 0 ends with the ACK of its distinguished packet 0.
         let r0 = sampler
-            .on_ack_event(&ack_event(t0 + 100 * MS, &[acked_packet(0, t0)], 100 * MS))
+            .on_ack_frame(&ack_event(t0 + 100 * MS, &[acked_packet(0, t0)], 100 * MS))
             .expect("packet 0 ends round 0");
         assert_eq!(r0.bytes_sent, 4 * MDS as u64);
         assert_eq!(r0.interval, 100 * MS);
@@ -1215,13 +1247,13 @@ mod tests {
             acked_packet(3, t0),
         ];
         assert!(sampler
-            .on_ack_event(&ack_event(t1 + MS, &acks_1_3, 101 * MS))
+            .on_ack_frame(&ack_event(t1 + MS, &acks_1_3, 101 * MS))
             .is_none());
         sampler.on_packet_sent(&sent_packet(5, t1 + MS, 3 * MDS), cwnd);
         // Packet 4 is lost: the ACK of the later packet 5 ends the round.
         let t2 = t1 + 101 * MS;
         let r1 = sampler
-            .on_ack_event(&ack_event(t2, &[acked_packet(5, t1 + MS)], 100 * MS))
+            .on_ack_frame(&ack_event(t2, &[acked_packet(5, t1 + MS)], 100 * MS))
             .expect("a later packet ends the round");
         assert_eq!(r1.bytes_sent, 2 * MDS as u64);
         assert_eq!(r1.bytes_acked, 4 * MDS as u64);
@@ -1293,7 +1325,7 @@ mod tests {
             latest_rtt: 40 * MS,
             ack_delay: 40 * MS,
         });
-        sampler.on_ack_event(&event);
+        sampler.on_ack_frame(&event);
         assert_eq!(sampler.base_rtt(), Some(40 * MS), "the whole sample");
     }
 
@@ -1302,12 +1334,12 @@ mod tests {
         let mut sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
         let t0 = Instant::now();
         let t1 = t0 + 50 * MS;
-        sampler.on_ack_event(&ack_event(t1, &[acked_packet(5, t0)], 50 * MS));
+        sampler.on_ack_frame(&ack_event(t1, &[acked_packet(5, t0)], 50 * MS));
         assert_eq!(sampler.latest_rtt(), Some(50 * MS));
         // Packets 1-4, sent 20 s before, reported late.
         let late = t1 + Duration::from_secs(20);
         let old: Vec<AckedPacket> = (1..5).map(|n| acked_packet(n, t0)).collect();
-        sampler.on_ack_event(&ack_event(late, &old, late - t0));
+        sampler.on_ack_frame(&ack_event(late, &old, late - t0));
         assert_eq!(sampler.latest_rtt(), Some(50 * MS));
         assert_eq!(sampler.base_rtt(), Some(50 * MS));
         // Their age moved the credit cycle by at most 1/8.
@@ -1326,16 +1358,16 @@ mod tests {
         let mut lifetime = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
         let t0 = Instant::now();
         for sampler in [&mut windowed, &mut lifetime] {
-            sampler.on_ack_event(&ack_event(t0, &[], 50 * MS));
+            sampler.on_ack_frame(&ack_event(t0, &[], 50 * MS));
             for s in 1..=10 {
                 let now = t0 + Duration::from_secs(s);
-                sampler.on_ack_event(&ack_event(now, &[], 80 * MS));
+                sampler.on_ack_frame(&ack_event(now, &[], 80 * MS));
             }
             assert_eq!(sampler.base_rtt(), Some(50 * MS), "10 s: still in");
         }
         let t11 = t0 + Duration::from_secs(11);
-        windowed.on_ack_event(&ack_event(t11, &[], 80 * MS));
-        lifetime.on_ack_event(&ack_event(t11, &[], 80 * MS));
+        windowed.on_ack_frame(&ack_event(t11, &[], 80 * MS));
+        lifetime.on_ack_frame(&ack_event(t11, &[], 80 * MS));
         assert_eq!(windowed.base_rtt(), Some(80 * MS), "50 ms expired");
         assert_eq!(lifetime.base_rtt(), Some(50 * MS));
     }
@@ -1346,13 +1378,13 @@ mod tests {
         let t0 = Instant::now();
         let mut event = ack_event(t0, &[], 50 * MS);
         event.bytes_in_flight = 0;
-        sampler.on_ack_event(&event);
+        sampler.on_ack_frame(&event);
         assert_eq!(sampler.base_rtt(), Some(50 * MS));
         // Sending again after less than the idle threshold keeps it.
         sampler.on_packet_sent(&sent_packet(0, t0 + 500 * MS, 0), 10 * MDS);
         assert_eq!(sampler.base_rtt(), Some(50 * MS));
         event.now = t0 + Duration::from_secs(1);
-        sampler.on_ack_event(&event);
+        sampler.on_ack_frame(&event);
         sampler.on_packet_sent(&sent_packet(1, t0 + Duration::from_secs(3), 0), 10 * MDS);
         assert_eq!(sampler.base_rtt(), None);
     }
@@ -1372,7 +1404,7 @@ mod tests {
         let t1 = t0 + 100 * MS;
         let both = [acked_packet(0, t0), acked_packet(1, t0)];
         assert!(sampler
-            .on_ack_event(&ack_event(t1, &both, 100 * MS))
+            .on_ack_frame(&ack_event(t1, &both, 100 * MS))
             .is_none());
         sampler.on_packet_sent(&sent_packet(2, t1, 0), cwnd);
         sampler.on_packet_sent(&sent_packet(3, t1, MDS), cwnd);
@@ -1380,15 +1412,15 @@ mod tests {
         // now to the next packet sent (4).
         let t2 = t1 + 100 * MS;
         assert!(sampler
-            .on_ack_event(&ack_event(t2, &[acked_packet(2, t1)], 100 * MS))
+            .on_ack_frame(&ack_event(t2, &[acked_packet(2, t1)], 100 * MS))
             .is_none());
         sampler.on_packet_sent(&sent_packet(4, t2, MDS), cwnd);
         assert!(sampler
-            .on_ack_event(&ack_event(t2, &[acked_packet(3, t1)], 100 * MS))
+            .on_ack_frame(&ack_event(t2, &[acked_packet(3, t1)], 100 * MS))
             .is_none());
         let t3 = t2 + 100 * MS;
         let round = sampler
-            .on_ack_event(&ack_event(t3, &[acked_packet(4, t2)], 100 * MS))
+            .on_ack_frame(&ack_event(t3, &[acked_packet(4, t2)], 100 * MS))
             .expect("enough samples");
         assert_eq!(round.samples, 4);
         assert_eq!(round.bytes_sent, 5 * MDS as u64);
@@ -1409,7 +1441,7 @@ mod tests {
         sampler.on_packet_sent(&sent_packet(0, t0, 0), cwnd);
         sampler.on_packet_sent(&sent_packet(1, t0, MDS), cwnd);
         let round = sampler
-            .on_ack_event(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
+            .on_ack_frame(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
             .unwrap();
         assert!(!round.cwnd_limited && !round.usable);
         // A full window, but the application said it ran dry.
@@ -1419,7 +1451,7 @@ mod tests {
         }
         sampler.on_app_limited(t0);
         let round = sampler
-            .on_ack_event(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
+            .on_ack_frame(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
             .unwrap();
         // The app-limited signal is recorded; the full window sent decides.
         assert!(round.cwnd_limited && round.app_limited && round.usable);
@@ -1428,7 +1460,7 @@ mod tests {
         let mut sampler = RoundSampler::new(gated, MDS).unwrap();
         sampler.on_packet_sent(&sent_packet(0, t0, 3 * MDS), cwnd);
         let round = sampler
-            .on_ack_event(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
+            .on_ack_frame(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
             .unwrap();
         assert!(round.cwnd_limited && !round.usable);
         // Without gating every round counts.
@@ -1439,7 +1471,7 @@ mod tests {
         let mut sampler = RoundSampler::new(ungated, MDS).unwrap();
         sampler.on_packet_sent(&sent_packet(0, t0, 0), cwnd);
         let round = sampler
-            .on_ack_event(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
+            .on_ack_frame(&ack_event(t1, &[acked_packet(0, t0)], 100 * MS))
             .unwrap();
         assert!(round.usable);
     }

@@ -456,7 +456,7 @@ impl Controller for Vegas {
         if event.persistent_congestion {
             self.on_persistent_congestion(event.now);
         }
-        let round = self.sampler.on_ack_event(event);
+        let round = self.sampler.on_ack_frame(event);
         if self.recovery_cause.is_some() {
             let acked_after_reduction = event
                 .acked
