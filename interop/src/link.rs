@@ -15,8 +15,10 @@
 use std::collections::VecDeque;
 use std::io::Write;
 
+use crate::model::Arrival;
+use crate::model::Datagram;
+use crate::model::DropTailQueue;
 pub use crate::model::LinkSpec;
-use crate::model::LossModel;
 pub use crate::model::Nanos;
 use crate::model::QueueLog;
 
@@ -26,6 +28,16 @@ pub struct Packet {
     /// The flow (client address) it belongs to.
     pub flow: usize,
     pub data: Vec<u8>,
+}
+
+impl Datagram for Packet {
+    fn len_bytes(&self) -> usize {
+        self.data.len()
+    }
+
+    fn flow(&self) -> usize {
+        self.flow
+    }
 }
 
 /// Counters of one link.
@@ -46,13 +58,11 @@ pub struct LinkStats {
 pub struct Link {
     pub name: String,
     spec: LinkSpec,
-    loss: LossModel,
-    queue: VecDeque<Packet>,
+    queue: DropTailQueue<Packet>,
     in_service: Option<(Packet, Nanos)>,
     wire: VecDeque<(Nanos, Packet)>,
     last_event_ns: Nanos,
     last_deliver_ns: Nanos,
-    log: Option<QueueLog>,
     pub stats: LinkStats,
 }
 
@@ -61,13 +71,11 @@ impl Link {
         Link {
             name: name.to_string(),
             spec,
-            loss: LossModel::new(seed),
-            queue: VecDeque::new(),
+            queue: DropTailQueue::new(seed),
             in_service: None,
             wire: VecDeque::new(),
             last_event_ns: 0,
             last_deliver_ns: 0,
-            log: None,
             stats: LinkStats::default(),
         }
     }
@@ -84,20 +92,13 @@ impl Link {
 
     /// Writes the queue log to `w` (header lines first).
     pub fn set_log(&mut self, w: Box<dyn Write + Send>) -> std::io::Result<()> {
-        self.log = Some(QueueLog::new(w, &self.name, &self.spec, None)?);
+        self.queue
+            .set_log(QueueLog::new(w, &self.name, &self.spec, None)?);
         Ok(())
     }
 
     pub fn flush_log(&mut self) {
-        if let Some(log) = &mut self.log {
-            log.flush();
-        }
-    }
-
-    fn log(&mut self, now: Nanos, event: char, bytes: usize, flow: usize) {
-        if let Some(log) = &mut self.log {
-            log.event(now, event, bytes, self.queue.len(), flow);
-        }
+        self.queue.flush_log();
     }
 
     /// Packets waiting (the one in service not counted).
@@ -119,27 +120,18 @@ impl Link {
         let now = now.max(self.last_event_ns);
         self.account(now);
         self.stats.arrived_pkts += 1;
-        let (bytes, flow) = (packet.data.len(), packet.flow);
-        if self.loss.lose(&self.spec) {
-            self.stats.lost_pkts += 1;
-            self.log(now, 'l', bytes, flow);
-            return;
+        let idle = self.in_service.is_none();
+        match self.queue.arrive(now, packet, &self.spec, idle) {
+            Arrival::Lost => self.stats.lost_pkts += 1,
+            Arrival::Dropped => self.stats.dropped_pkts += 1,
+            Arrival::Serve(packet) => {
+                let tx_end = now.saturating_add(self.spec.serialization_ns(packet.data.len()));
+                self.in_service = Some((packet, tx_end));
+            }
+            Arrival::Queued => {
+                self.stats.max_queue_pkts = self.stats.max_queue_pkts.max(self.queue.len())
+            }
         }
-        if self.in_service.is_none() {
-            self.log(now, '+', bytes, flow);
-            self.log(now, '-', bytes, flow);
-            let tx_end = now.saturating_add(self.spec.serialization_ns(bytes));
-            self.in_service = Some((packet, tx_end));
-            return;
-        }
-        if self.queue.len() >= self.spec.buffer_pkts {
-            self.stats.dropped_pkts += 1;
-            self.log(now, 'd', bytes, flow);
-            return;
-        }
-        self.queue.push_back(packet);
-        self.stats.max_queue_pkts = self.stats.max_queue_pkts.max(self.queue.len());
-        self.log(now, '+', bytes, flow);
     }
 
     /// Runs the serializer up to `now`: finished packets go on the wire and
@@ -155,10 +147,8 @@ impl Link {
             self.last_deliver_ns = deliver;
             self.wire.push_back((deliver, done));
             self.account(tx_end);
-            if let Some(next) = self.queue.pop_front() {
-                let bytes = next.data.len();
-                self.log(tx_end, '-', bytes, next.flow);
-                let next_end = tx_end.saturating_add(self.spec.serialization_ns(bytes));
+            if let Some(next) = self.queue.start_next(tx_end) {
+                let next_end = tx_end.saturating_add(self.spec.serialization_ns(next.data.len()));
                 self.in_service = Some((next, next_end));
             }
         }

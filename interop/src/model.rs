@@ -1,7 +1,8 @@
 //! The link model shared by the simulator (`quiche-vegas`'s
 //! `src/sim/link.rs`, virtual time) and the emulator ([`crate::link`], real
-//! time): a link's parameters, its random loss and its queue log. Each side
-//! keeps only its own queue and clock handling.
+//! time): a link's parameters, its random loss, the drop-tail queue and its
+//! log ([`DropTailQueue`]). Each side keeps only its clock, serializer and
+//! statistics.
 //!
 //! Model: random loss, then a drop-tail FIFO in front of a serializer of
 //! fixed rate, then a fixed one-way delay, and optionally aggregation at the
@@ -19,6 +20,7 @@
 //! number of packets waiting after the event. Lines starting with `#` are
 //! comments.
 
+use std::collections::VecDeque;
 use std::io::Write;
 
 use rand::Rng;
@@ -165,6 +167,121 @@ impl QueueLog {
     }
 }
 
+/// A packet the link model carries: its size and the flow it belongs to.
+pub trait Datagram {
+    fn len_bytes(&self) -> usize;
+    fn flow(&self) -> usize;
+}
+
+/// What [`DropTailQueue::arrive`] did with a packet.
+#[derive(Debug)]
+pub enum Arrival<P> {
+    /// Random loss: the packet is gone.
+    Lost,
+    /// The queue was full: the packet is gone.
+    Dropped,
+    /// The serializer was idle: the packet starts service now.
+    Serve(P),
+    /// The packet waits.
+    Queued,
+}
+
+/// Random loss, then a drop-tail FIFO, with the queue log: the part of the
+/// model both links run the same way. Each link keeps its own clock,
+/// serializer and statistics around it.
+pub struct DropTailQueue<P> {
+    waiting: VecDeque<P>,
+    loss: LossModel,
+    log: Option<QueueLog>,
+}
+
+impl<P: Datagram> DropTailQueue<P> {
+    /// `seed` drives the random losses.
+    pub fn new(seed: u64) -> Self {
+        DropTailQueue {
+            waiting: VecDeque::new(),
+            loss: LossModel::new(seed),
+            log: None,
+        }
+    }
+
+    pub fn set_log(&mut self, log: QueueLog) {
+        self.log = Some(log);
+    }
+
+    pub fn flush_log(&mut self) {
+        if let Some(log) = &mut self.log {
+            log.flush();
+        }
+    }
+
+    /// Packets waiting (the one in service not counted).
+    pub fn len(&self) -> usize {
+        self.waiting.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.waiting.is_empty()
+    }
+
+    fn log(&mut self, now: Nanos, event: char, packet: &P) {
+        if let Some(log) = &mut self.log {
+            log.event(
+                now,
+                event,
+                packet.len_bytes(),
+                self.waiting.len(),
+                packet.flow(),
+            );
+        }
+    }
+
+    /// A packet arrives at `now` under `spec`; `serializer_idle`: nothing
+    /// is in service, so a packet that survives random loss starts at once.
+    pub fn arrive(
+        &mut self,
+        now: Nanos,
+        packet: P,
+        spec: &LinkSpec,
+        serializer_idle: bool,
+    ) -> Arrival<P> {
+        if self.loss.lose(spec) {
+            self.log(now, 'l', &packet);
+            return Arrival::Lost;
+        }
+        if serializer_idle {
+            debug_assert!(self.waiting.is_empty());
+            self.log(now, '+', &packet);
+            self.log(now, '-', &packet);
+            return Arrival::Serve(packet);
+        }
+        if self.waiting.len() >= spec.buffer_pkts {
+            self.log(now, 'd', &packet);
+            return Arrival::Dropped;
+        }
+        self.waiting.push_back(packet);
+        if let Some(log) = &mut self.log {
+            let packet = self.waiting.back().expect("just queued");
+            log.event(
+                now,
+                '+',
+                packet.len_bytes(),
+                self.waiting.len(),
+                packet.flow(),
+            );
+        }
+        Arrival::Queued
+    }
+
+    /// The serializer is free at `now`: the next waiting packet starts
+    /// service.
+    pub fn start_next(&mut self, now: Nanos) -> Option<P> {
+        let next = self.waiting.pop_front()?;
+        self.log(now, '-', &next);
+        Some(next)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,5 +341,62 @@ mod tests {
         assert!((0.045..0.055).contains(&rate), "rate {rate}");
         let mean_burst = total / bursts;
         assert!((3.6..4.4).contains(&mean_burst), "mean burst {mean_burst}");
+    }
+
+    struct Test(usize, usize);
+
+    impl Datagram for Test {
+        fn len_bytes(&self) -> usize {
+            self.0
+        }
+
+        fn flow(&self) -> usize {
+            self.1
+        }
+    }
+
+    #[test]
+    fn drop_tail_serves_an_idle_link_and_drops_beyond_the_buffer_in_fifo_order() {
+        struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let spec = LinkSpec::new(8_000, 0, 2);
+        let text = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut queue = DropTailQueue::new(1);
+        let log = QueueLog::new(Box::new(Shared(text.clone())), "l", &spec, None).unwrap();
+        queue.set_log(log);
+        assert!(matches!(
+            queue.arrive(0, Test(100, 0), &spec, true),
+            Arrival::Serve(Test(100, 0))
+        ));
+        for (len, expected_queued) in [(101, true), (102, true), (103, false)] {
+            let arrival = queue.arrive(1_000_000, Test(len, 1), &spec, false);
+            assert_eq!(matches!(arrival, Arrival::Queued), expected_queued, "{len}");
+        }
+        assert_eq!(queue.len(), 2);
+        assert_eq!(queue.start_next(2_000_000).map(|p| p.0), Some(101));
+        assert_eq!(queue.start_next(3_000_000).map(|p| p.0), Some(102));
+        assert!(queue.start_next(4_000_000).is_none() && queue.is_empty());
+        let text = String::from_utf8(text.lock().unwrap().clone()).unwrap();
+        let events: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(
+            events,
+            [
+                "0.000000 + 100 0 0",
+                "0.000000 - 100 0 0",
+                "1.000000 + 101 1 1",
+                "1.000000 + 102 2 1",
+                "1.000000 d 103 2 1",
+                "2.000000 - 101 1 1",
+                "3.000000 - 102 0 1",
+            ]
+        );
     }
 }

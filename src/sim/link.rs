@@ -6,11 +6,12 @@
 //! started with. The simulator's event loop ([`super::net`]) schedules
 //! the ends of serialization this module returns.
 
-use std::collections::VecDeque;
 use std::io::BufWriter;
 
+use vegas_interop::model::Arrival;
+use vegas_interop::model::Datagram;
+use vegas_interop::model::DropTailQueue;
 pub use vegas_interop::model::LinkSpec;
-use vegas_interop::model::LossModel;
 use vegas_interop::model::QueueLog;
 
 use super::Nanos;
@@ -27,6 +28,16 @@ pub struct Packet {
     /// When its sender put it on the wire.
     pub sent_at: Nanos,
     pub data: Vec<u8>,
+}
+
+impl Datagram for Packet {
+    fn len_bytes(&self) -> usize {
+        self.data.len()
+    }
+
+    fn flow(&self) -> usize {
+        self.flow
+    }
 }
 
 /// What a link did over a run.
@@ -116,13 +127,11 @@ impl LinkStats {
 pub struct Link {
     pub name: String,
     pub spec: LinkSpec,
-    queue: VecDeque<Packet>,
+    queue: DropTailQueue<Packet>,
     /// Whether a packet is being serialized.
     busy: bool,
     /// When `queue.len()` last changed (for the time integrals).
     last_change_ns: Nanos,
-    loss: LossModel,
-    log: Option<QueueLog>,
     pub stats: LinkStats,
 }
 
@@ -141,11 +150,9 @@ impl Link {
         Link {
             name: name.into(),
             spec,
-            queue: VecDeque::new(),
+            queue: DropTailQueue::new(seed),
             busy: false,
             last_change_ns: 0,
-            loss: LossModel::new(seed),
-            log: None,
             stats: LinkStats {
                 queue_time_ns: vec![0; spec.buffer_pkts.min(100_000) + 1],
                 ..LinkStats::default()
@@ -157,14 +164,9 @@ impl Link {
     /// goes into its header.
     pub fn set_log(&mut self, file: std::fs::File, origin: &str) -> std::io::Result<()> {
         let out = Box::new(BufWriter::new(file));
-        self.log = Some(QueueLog::new(out, &self.name, &self.spec, Some(origin))?);
+        self.queue
+            .set_log(QueueLog::new(out, &self.name, &self.spec, Some(origin))?);
         Ok(())
-    }
-
-    fn log(&mut self, now: Nanos, event: char, bytes: usize, flow: usize) {
-        if let Some(log) = &mut self.log {
-            log.event(now, event, bytes, self.queue.len(), flow);
-        }
     }
 
     /// Packets waiting (not counting the one in service).
@@ -193,31 +195,21 @@ impl Link {
         in_service: &mut Option<Packet>,
     ) -> LinkAction {
         self.account(now);
-        let (bytes, flow) = (packet.data.len(), packet.flow);
-        if self.loss.lose(&self.spec) {
-            self.stats.lost_pkts += 1;
-            self.log(now, 'l', bytes, flow);
-            return LinkAction::None;
+        match self.queue.arrive(now, packet, &self.spec, !self.busy) {
+            Arrival::Lost => self.stats.lost_pkts += 1,
+            Arrival::Dropped => self.stats.dropped_pkts += 1,
+            Arrival::Serve(packet) => {
+                self.busy = true;
+                self.stats.enqueued_pkts += 1;
+                let tx = self.start_service(packet.data.len());
+                *in_service = Some(packet);
+                return LinkAction::TxDoneAt(now + tx);
+            }
+            Arrival::Queued => {
+                self.stats.enqueued_pkts += 1;
+                self.stats.max_queue_pkts = self.stats.max_queue_pkts.max(self.queue.len());
+            }
         }
-        if !self.busy {
-            debug_assert!(self.queue.is_empty());
-            self.busy = true;
-            self.stats.enqueued_pkts += 1;
-            let tx = self.start_service(bytes);
-            self.log(now, '+', bytes, flow);
-            self.log(now, '-', bytes, flow);
-            *in_service = Some(packet);
-            return LinkAction::TxDoneAt(now + tx);
-        }
-        if self.queue.len() >= self.spec.buffer_pkts {
-            self.stats.dropped_pkts += 1;
-            self.log(now, 'd', bytes, flow);
-            return LinkAction::None;
-        }
-        self.stats.enqueued_pkts += 1;
-        self.queue.push_back(packet);
-        self.stats.max_queue_pkts = self.stats.max_queue_pkts.max(self.queue.len());
-        self.log(now, '+', bytes, flow);
         LinkAction::None
     }
 
@@ -241,10 +233,9 @@ impl Link {
     /// starts; returns it with its own end of serialization.
     pub fn tx_done(&mut self, now: Nanos) -> Option<(Packet, Nanos)> {
         self.account(now);
-        match self.queue.pop_front() {
+        match self.queue.start_next(now) {
             Some(next) => {
                 let tx = self.start_service(next.data.len());
-                self.log(now, '-', next.data.len(), next.flow);
                 Some((next, now + tx))
             }
             None => {
@@ -257,9 +248,7 @@ impl Link {
     /// Closes the time integrals at the end of a run and flushes the log.
     pub fn finish(&mut self, now: Nanos) {
         self.account(now);
-        if let Some(log) = &mut self.log {
-            log.flush();
-        }
+        self.queue.flush_log();
     }
 }
 
