@@ -335,3 +335,25 @@ fn probe_timeouts_and_loss_timers_are_counted_apart() {
     assert!(flow.loss_timer_count > 0, "{flow:?}");
     assert_eq!(flow.pto_count, 0, "{flow:?}");
 }
+
+#[test]
+fn loss_based_over_vegas_is_a_ratio_of_means_per_connection() {
+    // Feng & Vanichpun's ACK_R/ACK_V with unequal flow counts: one NewReno
+    // flow against two Vegas flows.
+    let flows = [
+        one_flow("newreno", "duration = \"10s\""),
+        one_flow("vegas", "duration = \"10s\""),
+        one_flow("vegas", "duration = \"10s\""),
+    ]
+    .concat();
+    let r = run_report(&scenario(&flows, "", &["duration=10s"]));
+    let bytes: Vec<f64> = r.flows.iter().map(|f| f.bytes_delivered as f64).collect();
+    let expected = bytes[0] / ((bytes[1] + bytes[2]) / 2.0);
+    let ratio = r.loss_based_over_vegas.expect("both groups present");
+    assert!(
+        (ratio - expected).abs() < 1e-9 * expected,
+        "{ratio} vs {expected}"
+    );
+    // The ratio of group totals would be half of it.
+    assert!(ratio > 1.5 * bytes[0] / (bytes[1] + bytes[2]));
+}

@@ -10,7 +10,7 @@
 //! - `slow_start_exit_s` / `_cwnd_pkts`: vegas-cc controllers report it (the
 //!   `SlowStartExit` record); for quiche's own algorithms it is the first
 //!   decrease of the sender's window, with the window just before it.
-//! - `convergence_rtts`: C_time = T / BaseRTT (Vanichpun & Feng, Vanichpun & Feng,
+//! - `convergence_rtts`: C_time = T / BaseRTT (Vanichpun & Feng
 //!   eq. 4). Operational definition of "reached equilibrium": W_eq is the
 //!   median window (packets) over the second half of the flow's active
 //!   time; T is the time from the flow's start until the window enters
@@ -19,9 +19,10 @@
 //!   never settles or lasted less than 10 BaseRTTs.
 //! - `jain_index`: (sum x)^2 / (n sum x^2) over the flows' goodputs
 //!   (Brakmo & Peterson section V-A).
-//! - `loss_based_over_vegas`: bytes delivered by the loss-based flows
-//!   (newreno, reno, cubic) over those of the Vegas-family flows, the
-//!   ACK_R/ACK_V ratio of Feng & Vanichpun's tables; null without both groups.
+//! - `loss_based_over_vegas`: the mean bytes delivered per loss-based
+//!   connection (newreno, reno, cubic) over the mean per Vegas-family
+//!   connection: the ACK_R/ACK_V ratio of Feng & Vanichpun's tables (each a
+//!   mean over its connections, section 4); null without both groups.
 //! - `peak_rss_mb`: the process's peak resident memory (VmHWM, Linux) when
 //!   the summary was made, in MiB: the whole run's when `vegas-lab` runs
 //!   one scenario; null where the system does not report it.
@@ -241,14 +242,24 @@ pub fn report(scenario: &Scenario, result: &SimResult, wall_seconds: f64) -> Rep
         .map(|f| flow_report(f, result.sim_ns, mds))
         .collect();
     let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
-    let group = |pred: fn(&str) -> bool| -> u64 {
-        flows
+    // Feng & Vanichpun section 4: ACK_R (ACK_V) is "the average number of
+    // ACKs over all N_r Reno (resp. N_v Vegas) connections": a mean per
+    // connection, in bytes delivered here.
+    let mean_per_connection = |pred: fn(&str) -> bool| -> f64 {
+        let (count, bytes) = flows
             .iter()
             .filter(|f| pred(f.algorithm))
-            .map(|f| f.bytes_delivered)
-            .sum()
+            .fold((0u64, 0u64), |(n, b), f| (n + 1, b + f.bytes_delivered));
+        if count == 0 {
+            0.0
+        } else {
+            bytes as f64 / count as f64
+        }
     };
-    let (loss_based, vegas) = (group(is_loss_based), group(is_vegas_family));
+    let (loss_based, vegas) = (
+        mean_per_connection(is_loss_based),
+        mean_per_connection(is_vegas_family),
+    );
     let has_both = flows.iter().any(|f| is_loss_based(f.algorithm))
         && flows.iter().any(|f| is_vegas_family(f.algorithm));
     let links = result
@@ -278,7 +289,7 @@ pub fn report(scenario: &Scenario, result: &SimResult, wall_seconds: f64) -> Rep
         events: result.events,
         peak_rss_mb: peak_rss_mb(),
         jain_index: jain_index(&goodputs),
-        loss_based_over_vegas: (has_both && vegas > 0).then(|| loss_based as f64 / vegas as f64),
+        loss_based_over_vegas: (has_both && vegas > 0.0).then(|| loss_based / vegas),
         flows,
         links,
         background: scenario.background.as_ref().map(|_| BackgroundReport {
