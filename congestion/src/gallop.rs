@@ -64,6 +64,10 @@
 //!    exactly incr packets when the previous window is acknowledged in
 //!    full. The extra packets of the W = 12, z = 5 round of Table 3 then
 //!    leave at the 3rd, 5th, 8th, 10th and 12th ACK, as IV-B describes.
+//!    A round ends at the ACK of its distinguished packet, often before
+//!    the last ACKs of the previous window: what the increase had not yet
+//!    applied is carried into the next RTT's, so every `cwnd += incr` adds
+//!    all of incr (without it, +4, +6, +8 became +3, +5, +7).
 //!    Whole datagrams matter in QUIC: a stack such as quiche lets the
 //!    application write only as many bytes as the window has free, so a
 //!    window that grew by a fraction of a datagram per ACK makes the sender
@@ -251,6 +255,7 @@ impl GallopSlowStart {
         self.incr_pkts = RESET_INCR_PKTS;
         self.status = GallopStatus::Clear;
         self.exit_pending = false;
+        self.increase = SpreadIncrease::NONE;
         self.maxincr_pkts = whole_pkts(cwnd_bytes, max_datagram_size);
         self.grow_branch(cwnd_bytes, max_datagram_size);
     }
@@ -292,9 +297,16 @@ impl GallopSlowStart {
         self.increase.on_ack(acked_bytes)
     }
 
-    /// `cwnd += incr`, spread over the RTT that starts now.
+    /// `cwnd += incr`, spread over the RTT that starts now, with what the
+    /// last RTT's increase had not applied yet (interpretation 2).
     fn plan_increase(&mut self, cwnd_bytes: usize, max_datagram_size: usize) -> GallopStep {
-        let target_bytes = (self.incr_pkts as usize).saturating_mul(max_datagram_size);
+        let carry_bytes = self
+            .increase
+            .target_bytes()
+            .saturating_sub(self.increase.applied_bytes());
+        let target_bytes = (self.incr_pkts as usize)
+            .saturating_mul(max_datagram_size)
+            .saturating_add(carry_bytes);
         self.increase = SpreadIncrease::new(target_bytes, cwnd_bytes, max_datagram_size);
         GallopStep::Grow {
             incr_pkts: self.incr_pkts,
@@ -489,6 +501,30 @@ mod tests {
         assert!(gallop.on_congestion_avoidance_round());
         assert_eq!(gallop.status(), GallopStatus::Clear);
         assert!(!gallop.on_congestion_avoidance_round());
+    }
+
+    #[test]
+    fn an_increase_left_over_when_the_rtt_ends_is_carried_into_the_next() {
+        let cwnd = 10 * MDS;
+        let mut gallop = GallopSlowStart::new(cwnd, MDS);
+        // The first RTT adds nothing; the next plans incr = 1.
+        assert_eq!(
+            gallop.on_round(cwnd, MDS, 0.0, 1.0, 3.0),
+            GallopStep::Grow { incr_pkts: 1 }
+        );
+        // The RTT ends after half its ACKs: half a datagram is not applied.
+        assert_eq!(gallop.on_ack(5 * MDS), 0);
+        assert_eq!(
+            gallop.on_round(cwnd, MDS, 0.0, 1.0, 3.0),
+            GallopStep::Grow { incr_pkts: 2 }
+        );
+        // incr = 2 plus the 1 left over: every `cwnd += incr` adds all of it.
+        assert_eq!(gallop.increase().target_bytes(), 3 * MDS);
+        assert_eq!(gallop.on_ack(cwnd), 3 * MDS);
+        // A timeout forgets what was left over.
+        gallop.on_round(cwnd, MDS, 0.0, 1.0, 3.0);
+        gallop.restart(2 * MDS, MDS);
+        assert_eq!(gallop.increase().target_bytes(), 0);
     }
 
     #[test]
