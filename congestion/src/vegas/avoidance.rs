@@ -53,19 +53,28 @@ impl Vegas {
         step.window
     }
 
-    /// Vanichpun & Feng gamma selection, once per path, when BaseRTT is first
-    /// known (module documentation).
+    /// Vanichpun & Feng gamma selection at the end of every measured
+    /// slow-start round of a path, once BaseRTT is known (module
+    /// documentation).
     pub(super) fn select_gamma(&mut self, base_rtt: Duration) {
         let Some(rate_pkts_per_sec) = self.config.gamma_rate_pkts_per_sec else {
             return;
         };
-        if self.gamma_choice.is_some() {
+        if self.gamma_choice.is_some() && !self.in_slow_start() {
             return;
         }
-        // Our slow start: W_1 = W_2 = initial window, doubling every other
-        // round (Vanichpun & Feng section IV-B, "determined based upon W_1").
+        // Vanichpun & Feng section IV-B: the slow-start windows W_i "can be
+        // determined based upon the knowledge of W_1", doubling every other
+        // round. The rule is applied to the windows this connection really
+        // produces from the round that just ended: W_1 is that round's
+        // window. In QUIC the handshake's packets are acknowledged in the
+        // first rounds and grow the window by their bytes (2 -> 3.27
+        // packets in paper mode), so the windows are 3.27 * 2^k, not the
+        // 2 * 2^k of the initial window; selecting again each round keeps
+        // the stop window one the window really reaches.
         let schedule = VegasSlowStart::DoublingEveryOtherRound {
-            initial_window_pkts: self.config.initial_cwnd_pkts as f64,
+            initial_window_pkts: self.round_start_cwnd_bytes as f64
+                / self.window.max_datagram_size as f64,
         };
         // Eq. 12 (W^ = lambda d + alpha) and eq. 14 / 15; cannot fail for a
         // validated config and a positive BaseRTT.

@@ -89,11 +89,12 @@
 //! - where gamma comes from: `gamma_pkts`, or (with
 //!   `gamma_rate_pkts_per_sec` set) Vanichpun & Feng's selection rule, eq. 12 and
 //!   14 / 15 ([`crate::transient::select_gamma_for_available_rate`]), run
-//!   once per path at the end of the first usable round, when BaseRTT d is
-//!   first known: target window W^ = lambda d + alpha, lambda the
+//!   at the end of every measured slow-start round of a path, once BaseRTT
+//!   d is known: target window W^ = lambda d + alpha, lambda the
 //!   configured available rate, over the window sequence this Vegas slow
-//!   start produces (W_1 = W_2 = initial window, doubling every other
-//!   round). Eq. 14-15 are applied as printed, with lambda in the
+//!   start produces from that round's window (W_1, doubling every other
+//!   round; in QUIC the handshake's packets move W_1 above the initial
+//!   window). Eq. 14-15 are applied as printed, with lambda in the
 //!   denominator 4 lambda d + Wbar (Vanichpun & Feng section IV-B: "mu_1 and W*
 //!   should be replaced by the available rate (lambda) and the target
 //!   window"; see interpretation 2 of [`crate::transient`] for the

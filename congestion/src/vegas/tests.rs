@@ -1032,6 +1032,28 @@ fn gamma_selected_at_end_of_first_usable_round() {
 }
 
 #[test]
+fn gamma_selection_starts_the_window_sequence_at_the_first_measured_window() {
+    // A QUIC handshake is acknowledged in slow start before the first
+    // round is measured: here the window is 3 packets when it starts, so
+    // the sequence is 3, 3, 6, 6, 12, ... and W^ = 501 lies in
+    // [7/8 * 384, 7/8 * 768): stop at 384 (from 2 packets it was 512).
+    let config = VegasConfig::paper().with_selected_gamma(5000.0, GammaApproach::Basic);
+    let mut h = Harness::vegas(config);
+    h.cc.window.cwnd_bytes = 3 * MDS;
+    h.cc.round_start_cwnd_bytes = 3 * MDS;
+    h.round(BASE_RTT);
+    let choice = *h.cc.gamma_choice().unwrap();
+    assert_eq!(choice.stop_window_pkts, 384.0);
+    assert_eq!(choice.averaged_window_pkts, Some(288.0));
+    let schedule = VegasSlowStart::DoublingEveryOtherRound {
+        initial_window_pkts: 3.0,
+    };
+    let direct =
+        select_gamma_for_available_rate(GammaApproach::Basic, 5000.0, 0.1, 1.0, schedule).unwrap();
+    assert_eq!(choice, direct);
+}
+
+#[test]
 fn family_names_for_every_combination() {
     let base = VegasConfig::default();
     let compat = |c: VegasConfig| c.with_compat(50.0, 1, 1, CompatApproach::One);
