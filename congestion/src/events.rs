@@ -137,6 +137,8 @@ impl ReductionCause {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ControllerEvent {
     Round(RoundDecision),
+    /// Slow start ended; `cwnd_bytes` is the window it reached, before any
+    /// reduction that ended it (a loss's, the 7/8 cut, Gallop's cut).
     SlowStartExit {
         now: Instant,
         cause: SlowStartExitCause,

@@ -162,7 +162,7 @@ impl NewReno {
             self.events.push(ControllerEvent::SlowStartExit {
                 now,
                 cause: SlowStartExitCause::Loss,
-                cwnd_bytes: self.window.cwnd_bytes,
+                cwnd_bytes: cwnd_before_bytes,
             });
         }
         self.events.push(ControllerEvent::Reduction {

@@ -7,7 +7,10 @@
 //!   its one-way delay (queueing included) plus the latest one-way delay of
 //!   the reverse path. They exclude the receiver's ACK delay. The mean is
 //!   exact, the 95th percentile to 3 significant digits ([`super::rtt`]).
-//! - `slow_start_exit_s` / `_cwnd_pkts`: vegas-cc controllers report it (the
+//! - `slow_start_exit_s` / `_cwnd_pkts`: when slow start ended and the
+//!   largest window it reached, before any reduction that ended it (a
+//!   loss's halving, Vegas's 7/8 cut, Gallop-Vegas's cut): one definition
+//!   for every controller. vegas-cc controllers report it (the
 //!   `SlowStartExit` record); for quiche's own algorithms it is the first
 //!   decrease of the sender's window, with the window just before it.
 //! - `convergence_rtts`: C_time = T / BaseRTT (Vanichpun & Feng

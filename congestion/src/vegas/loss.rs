@@ -53,7 +53,7 @@ impl Vegas {
                 ReductionCause::Pto => SlowStartExitCause::Pto,
                 _ => SlowStartExitCause::Loss,
             };
-            self.record_slow_start_exit(now, exit_cause);
+            self.record_slow_start_exit(now, exit_cause, cwnd_before_bytes);
         }
         self.record_reduction(now, cause, cwnd_before_bytes);
     }

@@ -15,12 +15,18 @@ impl Vegas {
         self.record(ControllerEvent::Round(decision));
     }
 
-    /// Slow start ended, for `cause`, at the current window.
-    pub(super) fn record_slow_start_exit(&mut self, now: Instant, cause: SlowStartExitCause) {
+    /// Slow start ended, for `cause`, after reaching `reached_bytes` (the
+    /// window before any reduction that ended it).
+    pub(super) fn record_slow_start_exit(
+        &mut self,
+        now: Instant,
+        cause: SlowStartExitCause,
+        reached_bytes: usize,
+    ) {
         self.record(ControllerEvent::SlowStartExit {
             now,
             cause,
-            cwnd_bytes: self.window.cwnd_bytes,
+            cwnd_bytes: reached_bytes,
         });
     }
 

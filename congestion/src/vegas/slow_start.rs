@@ -36,7 +36,7 @@ impl Vegas {
             if let SlowStart::Gallop(gallop) = &mut self.slow_start {
                 gallop.on_slow_start_exit();
             }
-            self.record_slow_start_exit(now, SlowStartExitCause::Ssthresh);
+            self.record_slow_start_exit(now, SlowStartExitCause::Ssthresh, self.window.cwnd_bytes);
         }
     }
 
@@ -54,10 +54,11 @@ impl Vegas {
         let (action, next_round) = paper::slow_start_step(round, diff.diff_pkts, self.gamma_pkts);
         self.slow_start = SlowStart::Vegas(next_round);
         if action == Action::SlowStartExit {
-            let cut_bytes = paper::exit_window_bytes(self.window.cwnd_bytes);
+            let reached_bytes = self.window.cwnd_bytes;
+            let cut_bytes = paper::exit_window_bytes(reached_bytes);
             self.lower_cwnd(self.at_most_the_pipe(cut_bytes, diff));
             self.first_pkt_after_reduction = Some(self.next_pkt_num());
-            self.record_slow_start_exit(now, SlowStartExitCause::DiffAboveGamma);
+            self.record_slow_start_exit(now, SlowStartExitCause::DiffAboveGamma, reached_bytes);
         }
         action
     }
@@ -97,10 +98,15 @@ impl Vegas {
                 // cwnd -= (last increment + Delta - beta); ssthresh = 2;
                 // if (cwnd < 2) cwnd = 2 (interpretations 4 and 5);
                 // Gallop left slow start above.
-                let exit_bytes = self.window.cwnd_bytes.saturating_sub(cut_bytes);
+                let reached_bytes = self.window.cwnd_bytes;
+                let exit_bytes = reached_bytes.saturating_sub(cut_bytes);
                 self.lower_cwnd(self.at_most_the_pipe(exit_bytes, diff));
                 self.first_pkt_after_reduction = Some(self.next_pkt_num());
-                self.record_slow_start_exit(now, SlowStartExitCause::DiffAtLeastBeta);
+                self.record_slow_start_exit(
+                    now,
+                    SlowStartExitCause::DiffAtLeastBeta,
+                    reached_bytes,
+                );
                 Action::SlowStartExit
             }
         }
@@ -115,7 +121,11 @@ impl Vegas {
         };
         gallop.on_slow_start_exit();
         self.window.ssthresh_bytes = self.window.cwnd_bytes;
-        self.record_slow_start_exit(now, SlowStartExitCause::IncrementAtOne);
+        self.record_slow_start_exit(
+            now,
+            SlowStartExitCause::IncrementAtOne,
+            self.window.cwnd_bytes,
+        );
     }
 
     pub(super) fn gallop_exit_pending(&self) -> bool {

@@ -123,14 +123,17 @@ fn slow_start_doubles_every_other_round_and_exits_above_gamma() {
     assert_eq!(h.cc.ssthresh_bytes(), Some(7 * MDS));
     assert_eq!(h.cc.phase(), Phase::CongestionAvoidance);
     let events = h.drain_events();
-    assert!(matches!(
-        events[0],
-        ControllerEvent::SlowStartExit {
-            cause: SlowStartExitCause::DiffAboveGamma,
-            cwnd_bytes,
-            ..
-        } if cwnd_bytes == 7 * MDS
-    ));
+    assert!(
+        matches!(
+            events[0],
+            ControllerEvent::SlowStartExit {
+                cause: SlowStartExitCause::DiffAboveGamma,
+                cwnd_bytes,
+                ..
+            } if cwnd_bytes == 8 * MDS
+        ),
+        "the record carries the window slow start reached, before the cut"
+    );
     assert!(matches!(
         events[1],
         ControllerEvent::Round(RoundDecision {
