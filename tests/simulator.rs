@@ -247,6 +247,7 @@ fn cli_json_contract() {
         "slow_start_exit_s",
         "slow_start_exit_cwnd_pkts",
         "convergence_rtts",
+        "convergence_rtts_10pct",
         "mean_rtt_ms",
         "p95_rtt_ms",
     ] {

@@ -13,13 +13,18 @@
 //!   for every controller. vegas-cc controllers report it (the
 //!   `SlowStartExit` record); for quiche's own algorithms it is the first
 //!   decrease of the sender's window, with the window just before it.
-//! - `convergence_rtts`: C_time = T / BaseRTT (Vanichpun & Feng
-//!   eq. 4). Operational definition of "reached equilibrium": W_eq is the
-//!   median window (packets) over the second half of the flow's active
-//!   time; T is the time from the flow's start until the window enters
-//!   W_eq +- max(2 packets, 10% of W_eq) and stays there for the rest of the
-//!   flow. BaseRTT is the smallest network RTT sample. Null when the flow
-//!   never settles or lasted less than 10 BaseRTTs.
+//! - `convergence_rtts`: C_time = T / BaseRTT, Vanichpun & Feng eq. 4:
+//!   "how many BaseRTTs are required to reach equilibrium", T the transient
+//!   period. Equilibrium: W_eq is the median window (packets) over the
+//!   second half of the flow's active time, and T is the time from the
+//!   flow's start until the window comes within one packet of W_eq (Vegas's
+//!   step: at equilibrium it holds, or moves by one packet) and stays there
+//!   for the rest of the flow. BaseRTT is the smallest network RTT sample.
+//!   Null when the flow never settles (a loss-based sawtooth) or lasted
+//!   less than 10 BaseRTTs.
+//! - `convergence_rtts_10pct`: the same with a band of max(2 packets, 10%
+//!   of W_eq): when the window is near its equilibrium, not at it (earlier
+//!   by up to 10% of W_eq RTTs of linear increase).
 //! - `jain_index`: (sum x)^2 / (n sum x^2) over the flows' goodputs
 //!   (Brakmo & Peterson section V-A).
 //! - `loss_based_over_vegas`: the mean bytes delivered per loss-based
@@ -58,6 +63,7 @@ pub struct FlowReport {
     pub slow_start_exit_s: Option<f64>,
     pub slow_start_exit_cwnd_pkts: Option<f64>,
     pub convergence_rtts: Option<f64>,
+    pub convergence_rtts_10pct: Option<f64>,
     pub mean_rtt_ms: Option<f64>,
     pub p95_rtt_ms: Option<f64>,
     pub base_rtt_ms: Option<f64>,
@@ -122,6 +128,16 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
+/// C_time's equilibrium: within one packet of W_eq (module docs).
+pub fn paper_band(_w_eq_pkts: f64) -> f64 {
+    1.0
+}
+
+/// Near equilibrium: within max(2 packets, 10% of W_eq).
+pub fn ten_percent_band(w_eq_pkts: f64) -> f64 {
+    (0.1 * w_eq_pkts).max(2.0)
+}
+
 /// Jain's fairness index of `xs`.
 pub fn jain_index(xs: &[f64]) -> Option<f64> {
     let sum: f64 = xs.iter().sum();
@@ -129,12 +145,15 @@ pub fn jain_index(xs: &[f64]) -> Option<f64> {
     (!xs.is_empty() && sq > 0.0).then(|| sum * sum / (xs.len() as f64 * sq))
 }
 
-/// Convergence time in BaseRTTs (see the module docs for the definition).
+/// Convergence time in BaseRTTs (see the module docs for the
+/// definition): until the window stays within `band(W_eq)` packets of its
+/// equilibrium W_eq.
 pub fn convergence_rtts(
     cwnd_pkts: &[(Nanos, f64)],
     start: Nanos,
     end: Nanos,
     base_rtt: Nanos,
+    band: impl Fn(f64) -> f64,
 ) -> Option<f64> {
     if base_rtt == 0 || end <= start || end - start < 10 * base_rtt || cwnd_pkts.is_empty() {
         return None;
@@ -163,7 +182,7 @@ pub fn convergence_rtts(
             break;
         }
     }
-    let band = (0.1 * w_eq).max(2.0);
+    let band = band(w_eq);
     // The last time the window was outside the band; equilibrium starts at
     // the next change.
     let mut settled_at = start;
@@ -219,7 +238,10 @@ fn flow_report(f: &FlowResult, run_end: Nanos, mds: usize) -> FlowReport {
         completion_s: f.completed_ns.map(|t| secs(t - f.start_ns)),
         slow_start_exit_s: ss_exit_s,
         slow_start_exit_cwnd_pkts: ss_exit_cwnd,
-        convergence_rtts: base_rtt.and_then(|b| convergence_rtts(&cwnd_pkts, f.start_ns, end, b)),
+        convergence_rtts: base_rtt
+            .and_then(|b| convergence_rtts(&cwnd_pkts, f.start_ns, end, b, paper_band)),
+        convergence_rtts_10pct: base_rtt
+            .and_then(|b| convergence_rtts(&cwnd_pkts, f.start_ns, end, b, ten_percent_band)),
         mean_rtt_ms: f.rtt.mean_ns().map(|m| m / 1e6),
         p95_rtt_ms: f.rtt.quantile_ns(0.95).map(|r| r as f64 / 1e6),
         base_rtt_ms: base_rtt.map(|r| r as f64 / 1e6),
@@ -324,10 +346,28 @@ mod tests {
         series.push((600 * ms, 64.0));
         series.push((700 * ms, 50.0));
         series.push((2000 * ms, 51.0));
-        let c = convergence_rtts(&series, 0, 10_000 * ms, 100 * ms).unwrap();
+        let c = convergence_rtts(&series, 0, 10_000 * ms, 100 * ms, paper_band).unwrap();
         assert!((c - 7.0).abs() < 1e-9, "{c}");
         // Too short a flow has no convergence time.
-        assert_eq!(convergence_rtts(&series, 0, 900 * ms, 100 * ms), None);
+        assert_eq!(
+            convergence_rtts(&series, 0, 900 * ms, 100 * ms, paper_band),
+            None
+        );
+    }
+
+    #[test]
+    fn the_papers_c_time_waits_for_the_equilibrium_window_the_10pct_one_does_not() {
+        let ms = 1_000_000;
+        // Linear increase of one packet per 100 ms RTT from 80 to 100,
+        // then held at 100 for 10 s.
+        let mut series: Vec<(Nanos, f64)> =
+            (0..=20).map(|i| (i * 100 * ms, 80.0 + i as f64)).collect();
+        series.push((12_000 * ms, 100.0));
+        let paper = convergence_rtts(&series, 0, 12_000 * ms, 100 * ms, paper_band).unwrap();
+        let near = convergence_rtts(&series, 0, 12_000 * ms, 100 * ms, ten_percent_band).unwrap();
+        // Within one packet from W = 99 (RTT 19); within 10 packets from 90.
+        assert!((paper - 19.0).abs() < 1e-9, "{paper}");
+        assert!((near - 10.0).abs() < 1e-9, "{near}");
     }
 
     #[test]
