@@ -102,6 +102,26 @@ enum Command {
         #[arg(long)]
         title: Option<String>,
     },
+    /// Re-run the papers: every scenario file with a `[paper]` section
+    /// under the given files or folders, over its seeds, in parallel; writes
+    /// the paper's numbers next to ours as Markdown.
+    Reproduce {
+        /// Scenario files or folders searched recursively for `*.toml`.
+        #[arg(default_value = "scenarios")]
+        paths: Vec<PathBuf>,
+        /// Only the experiments (scenario names) listed; repeatable.
+        #[arg(long = "only", value_name = "NAME")]
+        only: Vec<String>,
+        /// Runs at once, 1 to 256 (default: the number of cores).
+        #[arg(long, value_parser = parse_jobs)]
+        jobs: Option<usize>,
+        /// The report file to write (default: print it).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Lines for the report's header (e.g. the command and the commit).
+        #[arg(long, default_value = "")]
+        header: String,
+    },
     /// List the built-in scenarios.
     List,
     /// The demo: 1 MB over the Vegas paper's Fig. 6 bottleneck (200 KB/s,
@@ -217,12 +237,80 @@ fn main() {
             list();
             Ok(())
         }
+        Command::Reproduce {
+            paths,
+            only,
+            jobs,
+            output,
+            header,
+        } => reproduce(&paths, &only, jobs, output.as_deref(), &header),
         Command::Demo { seed } => demo(seed),
     };
     if let Err(e) = result {
         eprintln!("vegas-lab: {e:#}");
         std::process::exit(2);
     }
+}
+
+/// Most `--jobs` of `reproduce`.
+const MAX_JOBS: usize = 256;
+
+fn parse_jobs(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_JOBS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{text}` is not a whole number from 1 to {MAX_JOBS}"
+        )),
+    }
+}
+
+fn reproduce(
+    paths: &[PathBuf],
+    only: &[String],
+    jobs: Option<usize>,
+    output: Option<&Path>,
+    header: &str,
+) -> Result<()> {
+    use sim::reproduce;
+    let experiments = reproduce::find_experiments(paths, only)?;
+    if experiments.is_empty() {
+        anyhow::bail!("no scenario with a [paper] section under the paths given");
+    }
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let runs: usize = experiments.iter().map(|e| reproduce::seeds(e).len()).sum();
+    let bar = ProgressBar::new(runs as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {elapsed} {msg}")
+            .expect("valid template"),
+    );
+    let started = std::time::Instant::now();
+    let results = reproduce::run_experiments(&experiments, jobs, &|name, seed| {
+        bar.set_message(format!("{name} seed {seed}"));
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
+    let elapsed = started.elapsed().as_secs_f64();
+    let mut header = header.trim().to_string();
+    if !header.is_empty() {
+        header.push_str(
+            "
+
+",
+        );
+    }
+    header.push_str(&format!(
+        "{} experiments, {runs} runs on {jobs} threads: {elapsed:.0} s of wall time.",
+        experiments.len()
+    ));
+    let md = reproduce::render_markdown(&results, &header);
+    match output {
+        Some(path) => {
+            std::fs::write(path, md).with_context(|| format!("cannot write {}", path.display()))?;
+            eprintln!("vegas-lab: wrote {} ({elapsed:.0} s)", path.display());
+        }
+        None => print!("{md}"),
+    }
+    Ok(())
 }
 
 fn list() {

@@ -22,7 +22,9 @@
 pub mod demo;
 pub mod link;
 pub mod net;
+pub mod paper;
 pub mod report;
+pub mod reproduce;
 pub mod rtt;
 pub mod scenario;
 

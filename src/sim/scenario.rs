@@ -437,6 +437,10 @@ pub struct Scenario {
     /// Write one qlog per connection into the output folder.
     #[serde(default)]
     pub qlog: bool,
+    /// What the paper published for this experiment (`vegas-lab
+    /// reproduce`).
+    #[serde(default)]
+    pub paper: Option<super::paper::PaperSection>,
 }
 
 fn default_seed() -> u64 {
@@ -583,6 +587,9 @@ impl Scenario {
     }
 
     fn validate(&self) -> Result<()> {
+        if let Some(paper) = &self.paper {
+            paper.validate()?;
+        }
         if self.duration.0.is_zero() {
             bail!("field `duration`: value 0; allowed: a time limit > 0");
         }

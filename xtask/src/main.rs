@@ -84,8 +84,8 @@ fn print_help() {
          [--buffers-bdp 0.5,1,4] [--algorithms vegas,vegas-a,gallop-vegas,cubic,bbr2]\n           \
          [--no-ten-flows]   the simulator from 10 Mbit/s to 1 Gbit/s, one flow per cell,\n           \
          then ten flows sharing 100 Mbit/s: target/bench/scale.md and scale.json\n  \
-         reproduce [NAME...]   run the papers' built-in scenarios into target/reproduce/NAME\n           \
-         (summary.json, queue logs, qlogs, one trace graph per flow) and print each summary\n  \
+         reproduce [NAME...] [--jobs N]   re-run the papers' experiments (scenarios/papers, one file per\n           \
+         table or figure) over their seeds: docs/reproduction.md (with NAMEs: target/reproduction-partial.md)\n  \
          certs [--out DIR]   write a test CA and a leaf certificate (default examples/certs)\n  \
          load [--cc vegas,vegas-a,cubic] [--connections 200] [--kill-every 10] [--stall-s 10]   N concurrent h3-clients per algorithm against one h3-server on 127.0.0.1, every Kth killed mid-transfer: target/load/load.md, load.json\n  \
          interop [--peers quiche-vegas,aioquic,quic-go,ngtcp2] [--algorithms a,b] [--mbytes N]\n           \
@@ -403,31 +403,65 @@ fn build_lab() -> Result<PathBuf> {
     Ok(root().join("target/release/vegas-lab"))
 }
 
-/// Every built-in scenario that reproduces a paper's experiment (or the
-/// ones named), each into its own folder with its trace graphs.
+/// `cargo xtask reproduce [NAME...] [--jobs N]`: every experiment of the
+/// papers (`scenarios/papers/`, one file per table or figure) over its
+/// seeds, in parallel; writes `docs/reproduction.md`, or with NAMEs only
+/// those into `target/reproduction-partial.md` (the committed report is
+/// always a whole run).
 fn reproduce(args: &[String]) -> Result<()> {
-    let lab = build_lab()?;
-    let names: Vec<String> = if args.is_empty() {
-        let out = Command::new(&lab)
-            .arg("list")
-            .output()
-            .map_err(|e| format!("could not run vegas-lab list: {e}"))?;
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-            .filter(|n| n != "demo")
-            .collect()
-    } else {
-        args.to_vec()
-    };
-    for name in names {
-        let out = root().join("target/reproduce").join(&name);
-        let mut c = Command::new(&lab);
-        c.args(["run", &name, "--set", "qlog=true", "--plot", "--out"])
-            .arg(&out);
-        run(c)?;
-        println!("  -> {}\n", out.display());
+    let mut names = Vec::new();
+    let mut jobs = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--jobs" => {
+                let n = it.next().ok_or("--jobs needs a number")?;
+                match n.parse::<usize>() {
+                    Ok(j) if (1..=256).contains(&j) => jobs = Some(j),
+                    _ => return Err(format!("--jobs: `{n}` is not a whole number from 1 to 256")),
+                }
+            }
+            flag if flag.starts_with('-') => {
+                return Err(format!(
+                    "reproduce: unknown flag `{flag}`; allowed: NAME..., --jobs N"
+                ))
+            }
+            name => names.push(name.to_string()),
+        }
     }
+    let lab = build_lab()?;
+    let commit = Command::new("git")
+        .args(["log", "-1", "--format=%h %s"])
+        .current_dir(root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown (not a git checkout)".into());
+    let output = if names.is_empty() {
+        root().join("docs/reproduction.md")
+    } else {
+        root().join("target/reproduction-partial.md")
+    };
+    let header = format!(
+        "Written by `cargo xtask reproduce` at commit {commit}, release build of \
+         `vegas-lab`; nothing in it is edited by hand. The scenario files under \
+         `scenarios/papers/` hold the set-ups, the papers' numbers (transcribed from \
+         the papers) and the choices made where a paper is ambiguous or TCP-specific."
+    );
+    let mut c = Command::new(&lab);
+    c.current_dir(root())
+        .args(["reproduce", "scenarios/papers", "--output"])
+        .arg(&output)
+        .args(["--header", &header]);
+    if let Some(j) = jobs {
+        c.args(["--jobs", &j.to_string()]);
+    }
+    for name in &names {
+        c.args(["--only", name]);
+    }
+    run(c)?;
+    println!("  -> {}", output.display());
     Ok(())
 }
 

@@ -1,0 +1,380 @@
+//! `vegas-lab reproduce`: every scenario file with a `[paper]` section
+//! ([`super::paper`]) run over its seeds, in parallel, and the report that
+//! puts the paper's numbers next to ours (`docs/reproduction.md`).
+//!
+//! Per number: our mean over the seeds (and the range), the claim's test on
+//! that mean. Per experiment: *holds* when every number's test passes,
+//! *not* when none does, *partly* otherwise; *no value* when no run gave a
+//! number (e.g. a flow never left slow start).
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::Context;
+use anyhow::Result;
+use serde_json::Value;
+
+use super::paper::Expr;
+use super::paper::PaperSection;
+use super::paper::Test;
+use super::report::report;
+use super::run;
+use super::scenario::Scenario;
+use super::RunOptions;
+
+/// One experiment: a scenario file with a `[paper]` section.
+pub struct Experiment {
+    pub file: PathBuf,
+    pub scenario: Scenario,
+    pub paper: PaperSection,
+}
+
+/// Every `*.toml` under `paths` (files or folders, recursively) that has a
+/// `[paper]` section, sorted by path; `only` keeps those whose scenario
+/// name is listed (all when empty).
+pub fn find_experiments(paths: &[PathBuf], only: &[String]) -> Result<Vec<Experiment>> {
+    let mut files = Vec::new();
+    for path in paths {
+        collect_toml(path, &mut files)?;
+    }
+    files.sort();
+    let mut experiments = Vec::new();
+    for file in files {
+        let scenario = Scenario::load(&file.to_string_lossy(), &[])?;
+        let Some(paper) = scenario.paper.clone() else {
+            continue;
+        };
+        if only.is_empty() || only.contains(&scenario.name) {
+            experiments.push(Experiment {
+                file,
+                scenario,
+                paper,
+            });
+        }
+    }
+    for name in only {
+        if !experiments.iter().any(|e| &e.scenario.name == name) {
+            anyhow::bail!("no scenario with a [paper] section is named `{name}`");
+        }
+    }
+    Ok(experiments)
+}
+
+fn collect_toml(path: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    if path.is_dir() {
+        let entries =
+            std::fs::read_dir(path).with_context(|| format!("cannot read {}", path.display()))?;
+        for entry in entries {
+            collect_toml(&entry?.path(), files)?;
+        }
+    } else if path.extension().is_some_and(|e| e == "toml") {
+        files.push(path.to_path_buf());
+    } else if !path.exists() {
+        anyhow::bail!("{} does not exist", path.display());
+    }
+    Ok(())
+}
+
+/// The seeds an experiment runs.
+pub fn seeds(e: &Experiment) -> Vec<u64> {
+    if e.paper.seeds.is_empty() {
+        vec![e.scenario.seed]
+    } else {
+        e.paper.seeds.clone()
+    }
+}
+
+/// One published number held against ours.
+pub struct NumberResult {
+    pub what: String,
+    pub unit: String,
+    pub paper: f64,
+    pub holds: String,
+    /// Ours, per seed.
+    pub runs: Vec<Option<f64>>,
+    pub mean: Option<f64>,
+    pub held: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Holds,
+    Partly,
+    Not,
+    NoValue,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Partly => "partly",
+            Verdict::Not => "not",
+            Verdict::NoValue => "no value",
+        }
+    }
+}
+
+pub struct ExperimentResult {
+    pub name: String,
+    pub file: String,
+    pub description: String,
+    pub paper: PaperSection,
+    pub seeds: Vec<u64>,
+    pub numbers: Vec<NumberResult>,
+    pub verdict: Verdict,
+    /// Wall time of all its runs.
+    pub wall_s: f64,
+}
+
+/// One run's JSON summary and wall time, or why it failed.
+type RunOutput = Result<(Value, f64)>;
+
+/// Runs every experiment over its seeds on `jobs` threads; `progress` is
+/// told each run's name and seed as it ends.
+pub fn run_experiments(
+    experiments: &[Experiment],
+    jobs: usize,
+    progress: &(dyn Fn(&str, u64) + Sync),
+) -> Result<Vec<ExperimentResult>> {
+    let work: Vec<(usize, u64)> = experiments
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| seeds(e).into_iter().map(move |s| (i, s)))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let outputs: Mutex<Vec<Option<RunOutput>>> =
+        Mutex::new((0..work.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(i, seed)) = work.get(k) else {
+                    break;
+                };
+                let e = &experiments[i];
+                let started = Instant::now();
+                let outcome = (|| -> Result<(Value, f64)> {
+                    let mut scenario = e.scenario.clone();
+                    scenario.seed = seed;
+                    let result = run(&scenario, RunOptions::default())?;
+                    let summary = report(&scenario, &result, 0.0);
+                    Ok((
+                        serde_json::to_value(&summary)?,
+                        started.elapsed().as_secs_f64(),
+                    ))
+                })()
+                .with_context(|| format!("{} (seed {seed})", e.file.display()));
+                progress(&e.scenario.name, seed);
+                outputs.lock().expect("no panic holds it")[k] = Some(outcome);
+            });
+        }
+    });
+    let mut outputs = outputs.into_inner().expect("threads ended").into_iter();
+    let mut results = Vec::new();
+    for e in experiments {
+        let mut summaries = Vec::new();
+        let mut wall_s = 0.0;
+        for _ in seeds(e) {
+            let (summary, secs) = outputs.next().flatten().expect("every run ran")?;
+            summaries.push(summary);
+            wall_s += secs;
+        }
+        results.push(evaluate(e, &summaries, wall_s));
+    }
+    Ok(results)
+}
+
+fn evaluate(e: &Experiment, summaries: &[Value], wall_s: f64) -> ExperimentResult {
+    let numbers: Vec<NumberResult> = e
+        .paper
+        .numbers
+        .iter()
+        .map(|n| {
+            // Validated when the scenario loaded.
+            let expr = Expr::parse(&n.ours).expect("validated");
+            let test = Test::parse(&n.holds).expect("validated");
+            let runs: Vec<Option<f64>> = summaries.iter().map(|s| expr.eval(s)).collect();
+            let values: Vec<f64> = runs.iter().flatten().copied().collect();
+            let mean =
+                (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64);
+            NumberResult {
+                what: n.what.clone(),
+                unit: n.unit.clone(),
+                paper: n.paper,
+                holds: n.holds.clone(),
+                runs,
+                mean,
+                held: mean.map(|m| test.check(m, n.paper)),
+            }
+        })
+        .collect();
+    let judged: Vec<bool> = numbers.iter().filter_map(|n| n.held).collect();
+    let verdict = if judged.is_empty() {
+        Verdict::NoValue
+    } else if judged.iter().all(|&h| h) && judged.len() == numbers.len() {
+        Verdict::Holds
+    } else if judged.iter().any(|&h| h) {
+        Verdict::Partly
+    } else {
+        Verdict::Not
+    };
+    ExperimentResult {
+        name: e.scenario.name.clone(),
+        file: e.file.to_string_lossy().into_owned(),
+        description: e.scenario.description.clone(),
+        paper: e.paper.clone(),
+        seeds: seeds(e),
+        numbers,
+        verdict,
+        wall_s,
+    }
+}
+
+/// Three significant digits, no exponent for the usual magnitudes.
+fn num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+    format!("{x:.digits$}")
+}
+
+fn paper_of(source: &str) -> &str {
+    source.split(',').next().unwrap_or(source).trim()
+}
+
+/// The report, as `docs/reproduction.md` holds it. `header` is the lines
+/// under the title (the command, the commit, the time it took).
+pub fn render_markdown(results: &[ExperimentResult], header: &str) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# The papers re-run on QUIC\n\n{header}\n");
+    let count = |v: Verdict| results.iter().filter(|r| r.verdict == v).count();
+    let _ = writeln!(
+        md,
+        "{} experiments: {} hold, {} partly, {} not, {} without a value. Each number is our \
+         mean over the experiment's seeds (the range over seeds in brackets) held against the \
+         claim's test; an experiment holds when every test passes.\n",
+        results.len(),
+        count(Verdict::Holds),
+        count(Verdict::Partly),
+        count(Verdict::Not),
+        count(Verdict::NoValue)
+    );
+    md.push_str("## Summary\n\n| experiment | paper | verdict | numbers held | why, in one line |\n|---|---|---|---|---|\n");
+    for r in results {
+        let held = r.numbers.iter().filter(|n| n.held == Some(true)).count();
+        let _ = writeln!(
+            md,
+            "| [{}](#{}) | {} | **{}** | {}/{} | {} |",
+            r.name,
+            r.name,
+            r.paper.source,
+            r.verdict.as_str(),
+            held,
+            r.numbers.len(),
+            r.paper.note.as_deref().unwrap_or("")
+        );
+    }
+    let mut last_paper = "";
+    for r in results {
+        let paper = paper_of(&r.paper.source);
+        if paper != last_paper {
+            let _ = writeln!(md, "\n## {paper}");
+            last_paper = paper;
+        }
+        let _ = writeln!(md, "\n### {}\n", r.name);
+        let _ = writeln!(md, "`{}`: {}  ", r.file, r.description);
+        let _ = writeln!(md, "**{}.** Claim: {}  ", r.paper.source, r.paper.claim);
+        if let Some(figure) = &r.paper.figure {
+            let _ = writeln!(md, "The paper's figure: {figure}  ");
+        }
+        let seeds: Vec<String> = r.seeds.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            md,
+            "Seeds {}; {:.1} s of wall time.\n",
+            seeds.join(", "),
+            r.wall_s
+        );
+        md.push_str("| number | paper | ours | unit | test | held |\n|---|---|---|---|---|---|\n");
+        for n in &r.numbers {
+            let values: Vec<f64> = n.runs.iter().flatten().copied().collect();
+            let ours = match n.mean {
+                None => "no value".to_string(),
+                Some(m) if values.len() > 1 => {
+                    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+                    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    format!("{} [{}, {}]", num(m), num(lo), num(hi))
+                }
+                Some(m) => num(m),
+            };
+            let missing = n.runs.iter().filter(|v| v.is_none()).count();
+            let ours = if missing > 0 && n.mean.is_some() {
+                format!("{ours} ({missing} runs without)")
+            } else {
+                ours
+            };
+            let held = match n.held {
+                Some(true) => "yes",
+                Some(false) => "**no**",
+                None => "-",
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | `{}` | {} |",
+                n.what.replace('|', "/"),
+                num(n.paper),
+                ours,
+                n.unit,
+                n.holds,
+                held
+            );
+        }
+        let _ = writeln!(md, "\nVerdict: **{}**.", r.verdict.as_str());
+        if let Some(note) = &r.paper.note {
+            let _ = writeln!(md, " {note}");
+        }
+        if !r.paper.choices.is_empty() {
+            md.push_str("\nChoices:\n");
+            for c in &r.paper.choices {
+                let _ = writeln!(md, "- {}", c.replace('\n', " "));
+            }
+        }
+    }
+    let failing: Vec<&ExperimentResult> = results
+        .iter()
+        .filter(|r| r.verdict != Verdict::Holds)
+        .collect();
+    if !failing.is_empty() {
+        md.push_str("\n## Claims that did not hold\n\n");
+        for r in failing {
+            let _ = writeln!(
+                md,
+                "- `{}` ({}): {}. {}",
+                r.name,
+                r.paper.source,
+                r.verdict.as_str(),
+                r.paper.note.as_deref().unwrap_or("No reason written yet.")
+            );
+        }
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_keep_three_significant_digits() {
+        assert_eq!(num(1234.5), "1234");
+        assert_eq!(num(12.345), "12.3");
+        assert_eq!(num(0.012345), "0.0123");
+        assert_eq!(num(0.0), "0");
+    }
+}

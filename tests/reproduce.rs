@@ -1,0 +1,119 @@
+//! `vegas-lab reproduce`: scenario files with a `[paper]` section are run
+//! over their seeds and judged against the paper's numbers; bad sections
+//! are refused naming the field.
+#![cfg(feature = "sim")]
+
+mod support;
+
+use quiche_vegas::sim::reproduce::find_experiments;
+use quiche_vegas::sim::reproduce::render_markdown;
+use quiche_vegas::sim::reproduce::run_experiments;
+use quiche_vegas::sim::reproduce::Verdict;
+use quiche_vegas::sim::Scenario;
+use support::TempDir;
+
+/// A 2 s NewReno-vs-Vegas run on a 10 Mbit/s link, with `paper` appended.
+fn experiment(name: &str, paper: &str) -> String {
+    format!(
+        r#"name = "{name}"
+duration = "2s"
+[bottleneck]
+rate = "10Mbit/s"
+delay = "10ms"
+buffer_pkts = 50
+[[flows]]
+algorithm = "newreno"
+duration = "2s"
+[[flows]]
+algorithm = "vegas"
+duration = "2s"
+{paper}"#
+    )
+}
+
+const PAPER: &str = r#"
+[paper]
+source = "Test paper, Table 1"
+claim = "the link is used"
+seeds = [1, 2]
+note = "a test"
+
+[[paper.numbers]]
+what = "utilization"
+paper = 1.0
+ours = "links.bottleneck.utilization"
+holds = "> 0.5"
+
+[[paper.numbers]]
+what = "NewReno over Vegas, an impossible claim"
+paper = 0.0
+ours = "flows[newreno].goodput_bps / flows[vegas].goodput_bps"
+holds = "< 0"
+"#;
+
+#[test]
+fn experiments_run_over_their_seeds_and_are_judged_number_by_number() {
+    let dir = TempDir::new("reproduce");
+    std::fs::write(dir.0.join("a.toml"), experiment("a", PAPER)).unwrap();
+    // A scenario without a [paper] section is not an experiment.
+    std::fs::write(dir.0.join("plain.toml"), experiment("plain", "")).unwrap();
+    let experiments = find_experiments(std::slice::from_ref(&dir.0), &[]).unwrap();
+    assert_eq!(experiments.len(), 1);
+    let results = run_experiments(&experiments, 2, &|_, _| {}).unwrap();
+    let r = &results[0];
+    assert_eq!(r.seeds, [1, 2]);
+    let (used, ratio) = (&r.numbers[0], &r.numbers[1]);
+    assert_eq!(used.runs.len(), 2);
+    assert!(
+        used.runs.iter().all(|u| u.unwrap() > 0.5),
+        "{:?}",
+        used.runs
+    );
+    assert_eq!(used.held, Some(true));
+    assert_eq!(ratio.held, Some(false));
+    assert_eq!(r.verdict, Verdict::Partly);
+    // The two seeds are two different runs, averaged.
+    let mean = (ratio.runs[0].unwrap() + ratio.runs[1].unwrap()) / 2.0;
+    assert!((ratio.mean.unwrap() - mean).abs() < 1e-12);
+    let md = render_markdown(&results, "header line");
+    assert!(md.contains("header line"));
+    assert!(md.contains("| [a](#a) | Test paper, Table 1 | **partly** | 1/2 | a test |"));
+    assert!(md.contains("## Claims that did not hold"));
+    // `--only` keeps the named ones and refuses unknown names.
+    assert!(find_experiments(std::slice::from_ref(&dir.0), &["b".into()]).is_err());
+}
+
+#[test]
+fn a_bad_paper_section_names_the_field_and_what_is_allowed() {
+    let cases = [
+        (
+            "ours = \"links.bottleneck.utilization\"",
+            "ours = \"a + b\"",
+            "paper.numbers.0.ours",
+        ),
+        (
+            "holds = \"> 0.5\"",
+            "holds = \"about 1\"",
+            "paper.numbers.0.holds",
+        ),
+        ("paper = 1.0", "paper = nan", "paper.numbers.0.paper"),
+        ("claim = \"the link is used\"", "claimed = \"x\"", "claimed"),
+    ];
+    for (good, bad, field) in cases {
+        let text = experiment("bad", &PAPER.replacen(good, bad, 1));
+        let err = format!(
+            "{:#}",
+            Scenario::from_toml(&text, "bad.toml", &[]).unwrap_err()
+        );
+        assert!(err.contains(field), "{bad}: {err}");
+    }
+    let none = experiment("bad", "[paper]\nsource = \"x\"\nclaim = \"y\"\n");
+    let err = format!(
+        "{:#}",
+        Scenario::from_toml(&none, "bad.toml", &[]).unwrap_err()
+    );
+    assert!(
+        err.contains("paper.numbers") && err.contains("at least one"),
+        "{err}"
+    );
+}
