@@ -75,7 +75,7 @@ fn experiments_run_over_their_seeds_and_are_judged_number_by_number() {
     // The two seeds are two different runs, averaged.
     let mean = (ratio.runs[0].unwrap() + ratio.runs[1].unwrap()) / 2.0;
     assert!((ratio.mean.unwrap() - mean).abs() < 1e-12);
-    let md = render_markdown(&results, "header line");
+    let md = render_markdown(&results, &[], "header line");
     assert!(md.contains("header line"));
     assert!(md.contains("| [a](#a) | Test paper, Table 1 | **partly** | 1/2 | a test |"));
     assert!(md.contains("## Claims that did not hold"));
@@ -116,4 +116,26 @@ fn a_bad_paper_section_names_the_field_and_what_is_allowed() {
         err.contains("paper.numbers") && err.contains("at least one"),
         "{err}"
     );
+}
+
+#[test]
+fn the_model_cells_are_valid_experiments_with_the_models_values() {
+    use quiche_vegas::sim::analytic::model_experiments;
+    use vegas_cc::transient::critical_window_pkts;
+    use vegas_cc::transient::SlowStartRtt;
+    let cells = model_experiments().unwrap();
+    assert!(cells.len() >= 8);
+    let eq9 = cells
+        .iter()
+        .find(|c| c.scenario.name == "model-critical-window-mu3000-d60")
+        .unwrap();
+    // mu = 3000 packets/s, d = 60 ms, gamma = 1, 4, 16.
+    for (number, gamma) in eq9.paper.numbers.iter().zip([1.0, 4.0, 16.0]) {
+        let w_star = critical_window_pkts(gamma, 3000.0, 0.06, SlowStartRtt::RoundAverage).unwrap();
+        assert_eq!(number.paper, w_star);
+    }
+    // The path's base RTT is d: 60 ms over the bottleneck and access links.
+    let s = &eq9.scenario;
+    let one_way = s.bottleneck.delay.0 + s.flows[0].access.delay.0;
+    assert_eq!(one_way.as_micros(), 30_000);
 }

@@ -121,6 +121,10 @@ enum Command {
         /// Lines for the report's header (e.g. the command and the commit).
         #[arg(long, default_value = "")]
         header: String,
+        /// Also hold the papers' analytic models against simulations at
+        /// parameters the papers did not use (its own section).
+        #[arg(long)]
+        models: bool,
     },
     /// List the built-in scenarios.
     List,
@@ -243,7 +247,8 @@ fn main() {
             jobs,
             output,
             header,
-        } => reproduce(&paths, &only, jobs, output.as_deref(), &header),
+            models,
+        } => reproduce(&paths, &only, jobs, output.as_deref(), &header, models),
         Command::Demo { seed } => demo(seed),
     };
     if let Err(e) = result {
@@ -270,11 +275,16 @@ fn reproduce(
     jobs: Option<usize>,
     output: Option<&Path>,
     header: &str,
+    models: bool,
 ) -> Result<()> {
     use sim::reproduce;
-    let experiments = reproduce::find_experiments(paths, only)?;
+    let mut experiments = reproduce::find_experiments(paths, only)?;
     if experiments.is_empty() {
         anyhow::bail!("no scenario with a [paper] section under the paths given");
+    }
+    let papers = experiments.len();
+    if models {
+        experiments.extend(sim::analytic::model_experiments()?);
     }
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let runs: usize = experiments.iter().map(|e| reproduce::seeds(e).len()).sum();
@@ -302,7 +312,8 @@ fn reproduce(
         "{} experiments, {runs} runs on {jobs} threads: {elapsed:.0} s of wall time.",
         experiments.len()
     ));
-    let md = reproduce::render_markdown(&results, &header);
+    let (papers, models) = results.split_at(papers);
+    let md = reproduce::render_markdown(papers, models, &header);
     match output {
         Some(path) => {
             std::fs::write(path, md).with_context(|| format!("cannot write {}", path.display()))?;

@@ -19,6 +19,7 @@
 //! - [`report`]: metrics and the JSON summary; [`rtt`]: a flow's RTT
 //!   samples in constant memory.
 
+pub mod analytic;
 pub mod demo;
 pub mod link;
 pub mod net;

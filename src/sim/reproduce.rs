@@ -249,9 +249,15 @@ fn paper_of(source: &str) -> &str {
     source.split(',').next().unwrap_or(source).trim()
 }
 
-/// The report, as `docs/reproduction.md` holds it. `header` is the lines
-/// under the title (the command, the commit, the time it took).
-pub fn render_markdown(results: &[ExperimentResult], header: &str) -> String {
+/// The report, as `docs/reproduction.md` holds it: the papers'
+/// experiments, then `models` (the papers' analytic models at new
+/// parameters, [`super::analytic`]). `header` is the lines under the title
+/// (the command, the commit, the time it took).
+pub fn render_markdown(
+    results: &[ExperimentResult],
+    models: &[ExperimentResult],
+    header: &str,
+) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# The papers re-run on QUIC\n\n{header}\n");
     let count = |v: Verdict| results.iter().filter(|r| r.verdict == v).count();
@@ -266,19 +272,18 @@ pub fn render_markdown(results: &[ExperimentResult], header: &str) -> String {
         count(Verdict::Not),
         count(Verdict::NoValue)
     );
-    md.push_str("## Summary\n\n| experiment | paper | verdict | numbers held | why, in one line |\n|---|---|---|---|---|\n");
-    for r in results {
-        let held = r.numbers.iter().filter(|n| n.held == Some(true)).count();
+    md.push_str("## Summary\n\n");
+    summary_table(&mut md, results);
+    if !models.is_empty() {
+        let held = models
+            .iter()
+            .filter(|r| r.verdict == Verdict::Holds)
+            .count();
         let _ = writeln!(
             md,
-            "| [{}](#{}) | {} | **{}** | {}/{} | {} |",
-            r.name,
-            r.name,
-            r.paper.source,
-            r.verdict.as_str(),
-            held,
-            r.numbers.len(),
-            r.paper.note.as_deref().unwrap_or("")
+            "\nThe papers' analytic models at parameters the papers did not use \
+             ([below](#the-papers-models-at-new-parameters)): {held} of {} hold.",
+            models.len()
         );
     }
     let mut last_paper = "";
@@ -288,66 +293,22 @@ pub fn render_markdown(results: &[ExperimentResult], header: &str) -> String {
             let _ = writeln!(md, "\n## {paper}");
             last_paper = paper;
         }
-        let _ = writeln!(md, "\n### {}\n", r.name);
-        let _ = writeln!(md, "`{}`: {}  ", r.file, r.description);
-        let _ = writeln!(md, "**{}.** Claim: {}  ", r.paper.source, r.paper.claim);
-        if let Some(figure) = &r.paper.figure {
-            let _ = writeln!(md, "The paper's figure: {figure}  ");
-        }
-        let seeds: Vec<String> = r.seeds.iter().map(u64::to_string).collect();
-        let _ = writeln!(
-            md,
-            "Seeds {}; {:.1} s of wall time.\n",
-            seeds.join(", "),
-            r.wall_s
+        render_experiment(&mut md, r);
+    }
+    if !models.is_empty() {
+        md.push_str(
+            "\n## The papers' models at new parameters\n\nEach expected value is computed by \
+             the model in `vegas-cc` (`transient.rs`, `reno_compat.rs`) for a path no paper \
+             used; the cells are built in `src/sim/analytic.rs`.\n\n",
         );
-        md.push_str("| number | paper | ours | unit | test | held |\n|---|---|---|---|---|---|\n");
-        for n in &r.numbers {
-            let values: Vec<f64> = n.runs.iter().flatten().copied().collect();
-            let ours = match n.mean {
-                None => "no value".to_string(),
-                Some(m) if values.len() > 1 => {
-                    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-                    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    format!("{} [{}, {}]", num(m), num(lo), num(hi))
-                }
-                Some(m) => num(m),
-            };
-            let missing = n.runs.iter().filter(|v| v.is_none()).count();
-            let ours = if missing > 0 && n.mean.is_some() {
-                format!("{ours} ({missing} runs without)")
-            } else {
-                ours
-            };
-            let held = match n.held {
-                Some(true) => "yes",
-                Some(false) => "**no**",
-                None => "-",
-            };
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | `{}` | {} |",
-                n.what.replace('|', "/"),
-                num(n.paper),
-                ours,
-                n.unit,
-                n.holds,
-                held
-            );
-        }
-        let _ = writeln!(md, "\nVerdict: **{}**.", r.verdict.as_str());
-        if let Some(note) = &r.paper.note {
-            let _ = writeln!(md, " {note}");
-        }
-        if !r.paper.choices.is_empty() {
-            md.push_str("\nChoices:\n");
-            for c in &r.paper.choices {
-                let _ = writeln!(md, "- {}", c.replace('\n', " "));
-            }
+        summary_table(&mut md, models);
+        for r in models {
+            render_experiment(&mut md, r);
         }
     }
     let failing: Vec<&ExperimentResult> = results
         .iter()
+        .chain(models)
         .filter(|r| r.verdict != Verdict::Holds)
         .collect();
     if !failing.is_empty() {
@@ -364,6 +325,84 @@ pub fn render_markdown(results: &[ExperimentResult], header: &str) -> String {
         }
     }
     md
+}
+
+fn summary_table(md: &mut String, results: &[ExperimentResult]) {
+    md.push_str("| experiment | paper | verdict | numbers held | why, in one line |\n|---|---|---|---|---|\n");
+    for r in results {
+        let held = r.numbers.iter().filter(|n| n.held == Some(true)).count();
+        let _ = writeln!(
+            md,
+            "| [{}](#{}) | {} | **{}** | {}/{} | {} |",
+            r.name,
+            r.name,
+            r.paper.source,
+            r.verdict.as_str(),
+            held,
+            r.numbers.len(),
+            r.paper.note.as_deref().unwrap_or("")
+        );
+    }
+}
+
+fn render_experiment(md: &mut String, r: &ExperimentResult) {
+    let _ = writeln!(md, "\n### {}\n", r.name);
+    let _ = writeln!(md, "`{}`: {}  ", r.file, r.description);
+    let _ = writeln!(md, "**{}.** Claim: {}  ", r.paper.source, r.paper.claim);
+    if let Some(figure) = &r.paper.figure {
+        let _ = writeln!(md, "The paper's figure: {figure}  ");
+    }
+    let seeds: Vec<String> = r.seeds.iter().map(u64::to_string).collect();
+    let _ = writeln!(
+        md,
+        "Seeds {}; {:.1} s of wall time.\n",
+        seeds.join(", "),
+        r.wall_s
+    );
+    md.push_str("| number | paper | ours | unit | test | held |\n|---|---|---|---|---|---|\n");
+    for n in &r.numbers {
+        let values: Vec<f64> = n.runs.iter().flatten().copied().collect();
+        let ours = match n.mean {
+            None => "no value".to_string(),
+            Some(m) if values.len() > 1 => {
+                let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                format!("{} [{}, {}]", num(m), num(lo), num(hi))
+            }
+            Some(m) => num(m),
+        };
+        let missing = n.runs.iter().filter(|v| v.is_none()).count();
+        let ours = if missing > 0 && n.mean.is_some() {
+            format!("{ours} ({missing} runs without)")
+        } else {
+            ours
+        };
+        let held = match n.held {
+            Some(true) => "yes",
+            Some(false) => "**no**",
+            None => "-",
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | `{}` | {} |",
+            n.what.replace('|', "/"),
+            num(n.paper),
+            ours,
+            n.unit,
+            n.holds,
+            held
+        );
+    }
+    let _ = writeln!(md, "\nVerdict: **{}**.", r.verdict.as_str());
+    if let Some(note) = &r.paper.note {
+        let _ = writeln!(md, " {note}");
+    }
+    if !r.paper.choices.is_empty() {
+        md.push_str("\nChoices:\n");
+        for c in &r.paper.choices {
+            let _ = writeln!(md, "- {}", c.replace('\n', " "));
+        }
+    }
 }
 
 #[cfg(test)]

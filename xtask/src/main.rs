@@ -451,7 +451,7 @@ fn reproduce(args: &[String]) -> Result<()> {
     );
     let mut c = Command::new(&lab);
     c.current_dir(root())
-        .args(["reproduce", "scenarios/papers", "--output"])
+        .args(["reproduce", "scenarios/papers", "--models", "--output"])
         .arg(&output)
         .args(["--header", &header]);
     if let Some(j) = jobs {
