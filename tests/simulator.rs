@@ -243,6 +243,7 @@ fn cli_json_contract() {
         "lost_packets",
         "pto_count",
         "loss_timer_count",
+        "coarse_timeouts",
         "completion_s",
         "slow_start_exit_s",
         "slow_start_exit_cwnd_pkts",

@@ -117,6 +117,9 @@ pub enum ReductionCause {
     Loss,
     PersistentCongestion,
     Pto,
+    /// A 1995-style Reno's coarse timeout, emulated
+    /// ([`crate::NewRenoConfig::reno_1995`]).
+    CoarseTimeout,
     /// A short drain so that a windowed BaseRTT can be measured again
     /// without the flow's own queue (the window is restored after it).
     BaseRttProbe,
@@ -128,6 +131,7 @@ impl ReductionCause {
             ReductionCause::Loss => "loss",
             ReductionCause::PersistentCongestion => "persistent_congestion",
             ReductionCause::Pto => "pto",
+            ReductionCause::CoarseTimeout => "coarse_timeout",
             ReductionCause::BaseRttProbe => "base_rtt_probe",
         }
     }

@@ -20,6 +20,19 @@
 //! - 6.2 / 7: a probe timeout does not change the window.
 //! - 7.7: pacing rate = N * cwnd / smoothed_rtt with N = 1.25.
 //!
+//! [`NewRenoConfig::reno_1995`] makes it behave like the BSD Reno of 1995
+//! that Brakmo & Peterson compared Vegas with, so a reader can see which
+//! part of Vegas's advantage came from Reno's coarse timeouts: an initial
+//! window of 2 (the smallest QUIC allows; 1995's was 1 segment), no pacing,
+//! and one loss per window recovered by fast retransmit. Any further loss
+//! from the window in recovery (Reno, unlike NewReno, leaves fast recovery
+//! on the first new ACK and then lacks the duplicate ACKs to retransmit
+//! again) costs a coarse timeout: ssthresh = half the window, the window
+//! collapses to the minimum and slow start restarts (Brakmo & Peterson
+//! III-A: "Reno ... times out"). The timer's 500 ms tick itself, the wait
+//! before the retransmission, is not emulated: QUIC's loss detection and
+//! PTO are the stack's, with fine-grained timers.
+//!
 //! Interpretation choices:
 //! - Congestion avoidance counts acknowledged bytes and adds one
 //!   max_datagram_size per cwnd of bytes acknowledged (as quiche's
@@ -54,6 +67,10 @@ pub const INITIAL_WINDOW_PKTS: usize = 10;
 pub use crate::window::LOSS_REDUCTION_FACTOR;
 pub use crate::window::MIN_WINDOW_PKTS;
 
+/// Brakmo & Peterson III-C: 1995's Reno starts with "one segment"; QUIC's
+/// minimum window is 2 datagrams (RFC 9002 7.2).
+pub const RENO_1995_INITIAL_WINDOW_PKTS: usize = 2;
+
 /// RFC 9002 section 7.7: pacing rate N * cwnd / smoothed_rtt, N = 1.25.
 pub const PACING_GAIN: f64 = 1.25;
 
@@ -70,6 +87,9 @@ pub struct NewRenoConfig {
     pub loss_reduction_factor: f64,
     /// Pacing gain N (RFC 9002 7.7; 1.25). None: do not pace.
     pub pacing_gain: Option<f64>,
+    /// A loss from a window already in recovery costs a coarse timeout
+    /// (module documentation; set by [`NewRenoConfig::reno_1995`]).
+    pub coarse_timeouts: bool,
 }
 
 impl Default for NewRenoConfig {
@@ -79,11 +99,24 @@ impl Default for NewRenoConfig {
             max_datagram_size: DEFAULT_MAX_DATAGRAM_SIZE,
             loss_reduction_factor: LOSS_REDUCTION_FACTOR,
             pacing_gain: Some(PACING_GAIN),
+            coarse_timeouts: false,
         }
     }
 }
 
 impl NewRenoConfig {
+    /// The 1995 BSD Reno of Brakmo & Peterson's comparisons, as far as QUIC
+    /// lets it be (module documentation): initial window 2, no pacing,
+    /// coarse timeouts for further losses of a window in recovery.
+    pub fn reno_1995() -> Self {
+        NewRenoConfig {
+            initial_cwnd_pkts: RENO_1995_INITIAL_WINDOW_PKTS,
+            pacing_gain: None,
+            coarse_timeouts: true,
+            ..NewRenoConfig::default()
+        }
+    }
+
     /// Checks every field; the error names the first field that is wrong.
     pub fn validate(&self) -> Result<(), ParamError> {
         ParamError::check_initial_window(self.initial_cwnd_pkts)?;
@@ -116,6 +149,9 @@ pub struct NewReno {
     in_recovery: bool,
     /// RFC 9002 7.8: the sender is not using its window.
     app_limited: bool,
+    /// The recovery in progress already cost a coarse timeout
+    /// (`coarse_timeouts`).
+    timed_out_in_recovery: bool,
     events: EventQueue,
 }
 
@@ -129,6 +165,7 @@ impl NewReno {
             recovery_start_time: None,
             in_recovery: false,
             app_limited: false,
+            timed_out_in_recovery: false,
             events: EventQueue::default(),
         })
     }
@@ -156,6 +193,7 @@ impl NewReno {
         let cwnd_before_bytes = self.window.cwnd_bytes;
         self.recovery_start_time = Some(now);
         self.in_recovery = true;
+        self.timed_out_in_recovery = false;
         self.window.reduce(self.config.loss_reduction_factor);
         self.bytes_acked_ca = 0;
         if was_slow_start {
@@ -174,12 +212,34 @@ impl NewReno {
         });
     }
 
+    /// A 1995 Reno's coarse timeout, once per recovery: ssthresh = half the
+    /// window, the window to the minimum, slow start again.
+    fn on_coarse_timeout(&mut self, now: Instant) {
+        if self.timed_out_in_recovery {
+            return;
+        }
+        self.timed_out_in_recovery = true;
+        let cwnd_before_bytes = self.window.cwnd_bytes;
+        self.window.ssthresh_bytes =
+            (self.window.cwnd_bytes / 2).max(self.window.min_window_bytes());
+        self.window.collapse();
+        self.bytes_acked_ca = 0;
+        self.events.push(ControllerEvent::Reduction {
+            now,
+            cause: ReductionCause::CoarseTimeout,
+            cwnd_before_bytes,
+            cwnd_after_bytes: self.window.cwnd_bytes,
+            ssthresh_bytes: self.window.ssthresh_bytes,
+        });
+    }
+
     /// RFC 9002 B.8: persistent congestion collapses the window.
     fn on_persistent_congestion(&mut self, now: Instant) {
         let cwnd_before_bytes = self.window.cwnd_bytes;
         self.window.collapse();
         self.recovery_start_time = None;
         self.in_recovery = false;
+        self.timed_out_in_recovery = false;
         self.bytes_acked_ca = 0;
         self.events.push(ControllerEvent::Reduction {
             now,
@@ -197,6 +257,7 @@ impl NewReno {
         }
         // A packet sent after the recovery start was acknowledged.
         self.in_recovery = false;
+        self.timed_out_in_recovery = false;
         if self.app_limited {
             return;
         }
@@ -232,10 +293,22 @@ impl Controller for NewReno {
     }
 
     fn on_ack_event(&mut self, event: &AckEvent<'_>) {
+        // A 1995 Reno recovers one loss of a window: more than one lost
+        // from a window not yet in recovery, or any from the window in
+        // recovery, time out (module documentation).
+        let from_recovery = event
+            .lost
+            .iter()
+            .filter(|p| self.sent_in_recovery(p.time_sent))
+            .count();
+        let beyond_first = (event.lost.len() - from_recovery).saturating_sub(1);
         // RFC 9002 B.8 `OnPacketsLost`: one congestion event for the
         // most recently sent lost packet.
         if let Some(last_lost_sent) = event.lost.iter().map(|p| p.time_sent).max() {
             self.on_congestion_event(event.now, last_lost_sent);
+        }
+        if self.config.coarse_timeouts && from_recovery + beyond_first > 0 {
+            self.on_coarse_timeout(event.now);
         }
         if event.persistent_congestion {
             self.on_persistent_congestion(event.now);
@@ -260,6 +333,7 @@ impl Controller for NewReno {
         self.bytes_acked_ca = 0;
         self.recovery_start_time = None;
         self.in_recovery = false;
+        self.timed_out_in_recovery = false;
         self.app_limited = false;
     }
 
@@ -329,6 +403,67 @@ mod tests {
             .rtt(RTT)
             .min_rtt(RTT)
             .build()
+    }
+
+    fn reductions(cc: &mut NewReno) -> Vec<(ReductionCause, usize, usize)> {
+        std::iter::from_fn(|| cc.poll_event())
+            .filter_map(|e| match e {
+                ControllerEvent::Reduction {
+                    cause,
+                    cwnd_after_bytes,
+                    ssthresh_bytes,
+                    ..
+                } => Some((cause, cwnd_after_bytes, ssthresh_bytes)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reno_1995_recovers_one_loss_per_window_and_times_out_on_the_next() {
+        let mut cc = NewReno::new(NewRenoConfig::reno_1995()).unwrap();
+        assert_eq!(cc.cwnd_bytes(), 2 * MDS);
+        assert_eq!(cc.pacing_rate_bytes_per_sec(RTT), None, "no pacing");
+        cc.window.cwnd_bytes = 20 * MDS;
+        let t0 = Instant::now();
+        // One loss: fast retransmit and recovery, as NewReno.
+        cc.on_ack_event(&event(t0 + RTT, &[], &[lost_packet(3, t0)]));
+        assert_eq!(
+            reductions(&mut cc),
+            [(ReductionCause::Loss, 10 * MDS, 10 * MDS)]
+        );
+        // A second loss from the same window: a coarse timeout, once.
+        let later = t0 + RTT + RTT / 4;
+        cc.on_ack_event(&event(later, &[], &[lost_packet(7, t0)]));
+        assert_eq!(
+            reductions(&mut cc),
+            [(ReductionCause::CoarseTimeout, 2 * MDS, 5 * MDS)]
+        );
+        assert_eq!(cc.phase(), Phase::Recovery);
+        cc.on_ack_event(&event(later, &[], &[lost_packet(9, t0)]));
+        assert!(reductions(&mut cc).is_empty());
+        // Slow start again after the recovery, up to the new ssthresh.
+        cc.on_ack_event(&event(later + RTT, &[acked_packet(30, later)], &[]));
+        assert_eq!(cc.phase(), Phase::SlowStart);
+        assert_eq!(cc.cwnd_bytes(), 3 * MDS);
+        // Two losses of a window in one ACK frame: recovery, then timeout.
+        let mut cc = NewReno::new(NewRenoConfig::reno_1995()).unwrap();
+        cc.window.cwnd_bytes = 20 * MDS;
+        let lost = [lost_packet(3, t0), lost_packet(4, t0)];
+        cc.on_ack_event(&event(t0 + RTT, &[], &lost));
+        let causes: Vec<_> = reductions(&mut cc).iter().map(|r| r.0).collect();
+        assert_eq!(
+            causes,
+            [ReductionCause::Loss, ReductionCause::CoarseTimeout]
+        );
+        // Today's NewReno recovers both without a timeout.
+        let mut cc = reno();
+        cc.on_ack_event(&event(t0 + RTT, &[], &lost));
+        cc.on_ack_event(&event(t0 + 2 * RTT, &[], &[lost_packet(7, t0)]));
+        assert_eq!(
+            reductions(&mut cc),
+            [(ReductionCause::Loss, 5 * MDS, 5 * MDS)]
+        );
     }
 
     #[test]

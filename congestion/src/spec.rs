@@ -116,7 +116,12 @@ pub const VEGAS_PARAMS: &[&str] = &[
 ];
 
 /// Keys `newreno` accepts.
-pub const NEWRENO_PARAMS: &[&str] = &["initial_cwnd_pkts", "loss_reduction_factor", "pacing_gain"];
+pub const NEWRENO_PARAMS: &[&str] = &[
+    "initial_cwnd_pkts",
+    "loss_reduction_factor",
+    "pacing_gain",
+    "reno_1995",
+];
 
 fn bad(field: &str, value: &str, allowed: &str) -> SpecError {
     SpecError::Param {
@@ -339,6 +344,15 @@ pub fn newreno(
         max_datagram_size,
         ..NewRenoConfig::default()
     };
+    // `reno_1995 = true` is a preset the other keys may then adjust.
+    if let Some(v) = params.get("reno_1995") {
+        if parse_bool("reno_1995", v.as_str())? {
+            c = NewRenoConfig {
+                max_datagram_size,
+                ..NewRenoConfig::reno_1995()
+            };
+        }
+    }
     for (key, v) in params {
         let v = v.as_str();
         match key.as_str() {
@@ -349,6 +363,7 @@ pub fn newreno(
                 c.loss_reduction_factor = parse(key, v, "a number in (0, 1)")?
             }
             "pacing_gain" => c.pacing_gain = parse_pacing(v)?,
+            "reno_1995" => {}
             _ => unreachable!("check_keys lists every key"),
         }
     }
@@ -734,5 +749,18 @@ mod tests {
         );
         let r = newreno(&params(&[("pacing_gain", "2")]), 10, 1200).unwrap();
         assert_eq!(r.config().pacing_gain, Some(2.0));
+    }
+
+    #[test]
+    fn reno_1995_is_a_newreno_preset_the_other_keys_adjust() {
+        let cc = build("newreno", &params(&[("reno_1995", "true")]), 10, 1200).unwrap();
+        assert_eq!(cc.cwnd_bytes(), 2 * 1200);
+        assert_eq!(cc.pacing_rate_bytes_per_sec(Duration::from_millis(100)), None);
+        let four = params(&[("reno_1995", "yes"), ("initial_cwnd_pkts", "4")]);
+        assert_eq!(build("newreno", &four, 10, 1200).unwrap().cwnd_bytes(), 4 * 1200);
+        let off = build("newreno", &params(&[("reno_1995", "false")]), 10, 1200).unwrap();
+        assert_eq!(off.cwnd_bytes(), 10 * 1200);
+        let err = build("newreno", &params(&[("reno_1995", "maybe")]), 10, 1200).unwrap_err();
+        assert!(err.to_string().contains("reno_1995"), "{err}");
     }
 }

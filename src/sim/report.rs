@@ -25,6 +25,9 @@
 //! - `convergence_rtts_10pct`: the same with a band of max(2 packets, 10%
 //!   of W_eq): when the window is near its equilibrium, not at it (earlier
 //!   by up to 10% of W_eq RTTs of linear increase).
+//! - `coarse_timeouts`: the papers' "coarse timeouts", `pto_count` plus
+//!   the timeouts a NewReno with `reno_1995 = true` emulates (a loss from
+//!   a window already in recovery; `vegas_cc::NewRenoConfig::reno_1995`).
 //! - `jain_index`: (sum x)^2 / (n sum x^2) over the flows' goodputs
 //!   (Brakmo & Peterson section V-A).
 //! - `loss_based_over_vegas`: the mean bytes delivered per loss-based
@@ -41,6 +44,8 @@
 //!   the first 1-second window (sliding by 100 ms) with 90% utilization.
 
 use serde::Serialize;
+use vegas_cc::events::ReductionCause;
+use vegas_cc::ControllerEvent;
 
 use super::net::FlowResult;
 use super::net::SimResult;
@@ -59,6 +64,9 @@ pub struct FlowReport {
     pub pto_count: u64,
     /// Time-threshold loss-timer expiries (RFC 9002 6.1.2), apart from PTOs.
     pub loss_timer_count: u64,
+    /// The papers' coarse timeouts: PTOs, plus the timeouts a NewReno with
+    /// `reno_1995 = true` emulates.
+    pub coarse_timeouts: u64,
     pub completion_s: Option<f64>,
     pub slow_start_exit_s: Option<f64>,
     pub slow_start_exit_cwnd_pkts: Option<f64>,
@@ -212,6 +220,24 @@ fn slow_start_exit(f: &FlowResult, mds: usize) -> (Option<f64>, Option<f64>) {
     (None, None)
 }
 
+/// The coarse timeouts a `reno_1995` NewReno recorded (vegas-cc trace).
+fn emulated_coarse_timeouts(f: &FlowResult) -> u64 {
+    f.trace.as_ref().map_or(0, |t| {
+        t.events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    ControllerEvent::Reduction {
+                        cause: ReductionCause::CoarseTimeout,
+                        ..
+                    }
+                )
+            })
+            .count() as u64
+    })
+}
+
 fn flow_report(f: &FlowResult, run_end: Nanos, mds: usize) -> FlowReport {
     let end = f.completed_ns.or(f.stopped_ns).unwrap_or(run_end);
     let active = end.saturating_sub(f.start_ns);
@@ -235,6 +261,7 @@ fn flow_report(f: &FlowResult, run_end: Nanos, mds: usize) -> FlowReport {
         lost_packets: f.lost_packets,
         pto_count: f.pto_count,
         loss_timer_count: f.loss_timer_count,
+        coarse_timeouts: f.pto_count + emulated_coarse_timeouts(f),
         completion_s: f.completed_ns.map(|t| secs(t - f.start_ns)),
         slow_start_exit_s: ss_exit_s,
         slow_start_exit_cwnd_pkts: ss_exit_cwnd,
