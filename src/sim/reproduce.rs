@@ -351,6 +351,15 @@ fn render_experiment(md: &mut String, r: &ExperimentResult) {
     let _ = writeln!(md, "**{}.** Claim: {}  ", r.paper.source, r.paper.claim);
     if let Some(figure) = &r.paper.figure {
         let _ = writeln!(md, "The paper's figure: {figure}  ");
+        if !r.file.starts_with('(') {
+            let _ = writeln!(
+                md,
+                "Our trace graph, drawn like the paper's (windows, sending rate, CAM, queue): \
+                 `vegas-lab run {} --out DIR --plot` (not kept here: a figure of a long run is \
+                 tens of MB of SVG).  ",
+                r.file
+            );
+        }
     }
     let seeds: Vec<String> = r.seeds.iter().map(u64::to_string).collect();
     let _ = writeln!(
