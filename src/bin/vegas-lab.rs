@@ -300,19 +300,17 @@ fn reproduce(
     })?;
     bar.finish_and_clear();
     let elapsed = started.elapsed().as_secs_f64();
+    let (papers, models) = results.split_at(papers);
     let mut header = header.trim().to_string();
     if !header.is_empty() {
-        header.push_str(
-            "
-
-",
-        );
+        header.push_str("\n\n");
     }
     header.push_str(&format!(
-        "{} experiments, {runs} runs on {jobs} threads: {elapsed:.0} s of wall time.",
-        experiments.len()
+        "{} experiments and {} model cells, {runs} runs on {jobs} threads: {elapsed:.0} s of \
+         wall time.",
+        papers.len(),
+        models.len()
     ));
-    let (papers, models) = results.split_at(papers);
     let md = reproduce::render_markdown(papers, models, &header);
     match output {
         Some(path) => {

@@ -407,10 +407,15 @@ fn render_experiment(md: &mut String, r: &ExperimentResult) {
         let _ = writeln!(md, " {note}");
     }
     if !r.paper.choices.is_empty() {
-        md.push_str("\nChoices:\n");
+        let _ = writeln!(
+            md,
+            "\n<details><summary>Choices ({})</summary>\n",
+            r.paper.choices.len()
+        );
         for c in &r.paper.choices {
             let _ = writeln!(md, "- {}", c.replace('\n', " "));
         }
+        md.push_str("\n</details>\n");
     }
 }
 
