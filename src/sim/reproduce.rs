@@ -245,8 +245,24 @@ fn num(x: f64) -> String {
     format!("{x:.digits$}")
 }
 
+/// The paper's authors (and year) of a `source`: the text before its
+/// first table, figure, equation, section, venue or parenthesis.
 fn paper_of(source: &str) -> &str {
-    source.split(',').next().unwrap_or(source).trim()
+    let markers = [
+        ", Table",
+        ", Fig",
+        ", eq",
+        ", section",
+        ", SAINT",
+        " (",
+        ", IEEE",
+    ];
+    let end = markers
+        .iter()
+        .filter_map(|m| source.find(m))
+        .min()
+        .unwrap_or(source.len());
+    source[..end].trim()
 }
 
 /// The report, as `docs/reproduction.md` holds it: the papers'
@@ -422,6 +438,27 @@ fn render_experiment(md: &mut String, r: &ExperimentResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sections_are_the_papers_authors() {
+        for (source, paper) in [
+            (
+                "Brakmo & Peterson 1995, Table IV (1 MB)",
+                "Brakmo & Peterson 1995",
+            ),
+            ("Ho, Chan & Chen, Table 3 with eq. (7)", "Ho, Chan & Chen"),
+            (
+                "Feng & Vanichpun, SAINT 2003, Table 9, row B = 50",
+                "Feng & Vanichpun",
+            ),
+            (
+                "Srijith, Jacob & Ananda 2005 (TCP Vegas-A), Table 9",
+                "Srijith, Jacob & Ananda 2005",
+            ),
+        ] {
+            assert_eq!(paper_of(source), paper);
+        }
+    }
 
     #[test]
     fn numbers_keep_three_significant_digits() {
