@@ -755,9 +755,15 @@ mod tests {
     fn reno_1995_is_a_newreno_preset_the_other_keys_adjust() {
         let cc = build("newreno", &params(&[("reno_1995", "true")]), 10, 1200).unwrap();
         assert_eq!(cc.cwnd_bytes(), 2 * 1200);
-        assert_eq!(cc.pacing_rate_bytes_per_sec(Duration::from_millis(100)), None);
+        assert_eq!(
+            cc.pacing_rate_bytes_per_sec(Duration::from_millis(100)),
+            None
+        );
         let four = params(&[("reno_1995", "yes"), ("initial_cwnd_pkts", "4")]);
-        assert_eq!(build("newreno", &four, 10, 1200).unwrap().cwnd_bytes(), 4 * 1200);
+        assert_eq!(
+            build("newreno", &four, 10, 1200).unwrap().cwnd_bytes(),
+            4 * 1200
+        );
         let off = build("newreno", &params(&[("reno_1995", "false")]), 10, 1200).unwrap();
         assert_eq!(off.cwnd_bytes(), 10 * 1200);
         let err = build("newreno", &params(&[("reno_1995", "maybe")]), 10, 1200).unwrap_err();
