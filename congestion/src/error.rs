@@ -79,6 +79,19 @@ impl ParamError {
         Ok(())
     }
 
+    /// Ok for a multiplicative decrease in (0, 1) (RFC 9002 7.3.2).
+    pub fn check_loss_reduction_factor(factor: f64) -> Result<(), Self> {
+        if factor.is_finite() && factor > 0.0 && factor < 1.0 {
+            Ok(())
+        } else {
+            Err(ParamError::new(
+                "loss_reduction_factor",
+                factor,
+                "a finite number in (0, 1)",
+            ))
+        }
+    }
+
     /// Ok for None or a pacing gain in [`crate::PACING_GAIN_RANGE`].
     pub fn check_pacing_gain(value: Option<f64>) -> Result<(), Self> {
         match value {

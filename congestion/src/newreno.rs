@@ -121,14 +121,7 @@ impl NewRenoConfig {
     pub fn validate(&self) -> Result<(), ParamError> {
         ParamError::check_initial_window(self.initial_cwnd_pkts)?;
         ParamError::check_max_datagram_size(self.max_datagram_size)?;
-        let factor = self.loss_reduction_factor;
-        if !(factor.is_finite() && factor > 0.0 && factor < 1.0) {
-            return Err(ParamError::new(
-                "loss_reduction_factor",
-                factor,
-                "a finite number in (0, 1)",
-            ));
-        }
+        ParamError::check_loss_reduction_factor(self.loss_reduction_factor)?;
         ParamError::check_pacing_gain(self.pacing_gain)?;
         Ok(())
     }

@@ -247,18 +247,7 @@ mod tests {
 
     #[test]
     fn queue_log_has_the_simulator_format() {
-        #[derive(Clone, Default)]
-        struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-        impl Write for Shared {
-            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-                self.0.lock().unwrap().extend_from_slice(b);
-                Ok(b.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
-        let out = Shared::default();
+        let out = crate::model::tests::SharedLog::default();
         let mut link = Link::new("down", LinkSpec::new(8_000_000, 0, 1), 1);
         link.set_log(Box::new(out.clone())).unwrap();
         link.enqueue(0, pkt(2, 1000)); // + and - at 0

@@ -283,7 +283,7 @@ impl<P: Datagram> DropTailQueue<P> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -355,22 +355,26 @@ mod tests {
         }
     }
 
+    /// A queue log's output that a test reads back.
+    #[derive(Clone, Default)]
+    pub(crate) struct SharedLog(pub(crate) std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for SharedLog {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
     #[test]
     fn drop_tail_serves_an_idle_link_and_drops_beyond_the_buffer_in_fifo_order() {
-        struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-        impl Write for Shared {
-            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-                self.0.lock().unwrap().extend_from_slice(b);
-                Ok(b.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
         let spec = LinkSpec::new(8_000, 0, 2);
         let text = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut queue = DropTailQueue::new(1);
-        let log = QueueLog::new(Box::new(Shared(text.clone())), "l", &spec, None).unwrap();
+        let log = QueueLog::new(Box::new(SharedLog(text.clone())), "l", &spec, None).unwrap();
         queue.set_log(log);
         assert!(matches!(
             queue.arrive(0, Test(100, 0), &spec, true),

@@ -452,14 +452,7 @@ impl VegasConfig {
                 format!("at most beta_pkts ({})", self.beta_pkts),
             ));
         }
-        let factor = self.loss_reduction_factor;
-        if !(factor.is_finite() && factor > 0.0 && factor < 1.0) {
-            return Err(ParamError::new(
-                "loss_reduction_factor",
-                factor,
-                "a finite number in (0, 1)",
-            ));
-        }
+        ParamError::check_loss_reduction_factor(self.loss_reduction_factor)?;
         ParamError::check_pacing_gain(self.pacing_gain)?;
         ParamError::check_positive_or_none("pacing_headroom_pkts", self.pacing_headroom_pkts)?;
         self.alpha_beta_pkts()?;
