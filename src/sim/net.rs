@@ -84,6 +84,10 @@ pub struct FlowResult {
     pub pto_count: u64,
     /// Loss-timer expiries (RFC 9002 6.1.2 time threshold).
     pub loss_timer_count: u64,
+    /// The server's datagrams, and those shorter than the largest it may
+    /// send (`max_datagram_size`).
+    pub sent_datagrams: u64,
+    pub short_datagrams: u64,
     /// Network RTT samples: each data packet's one-way delay plus the
     /// latest one-way delay of the reverse path (flows under study only).
     pub rtt: RttStats,
@@ -202,6 +206,10 @@ struct Flow {
     /// `total_pto_count` counts both.
     pto_count: u64,
     loss_timer_count: u64,
+    /// The server's datagrams, and those shorter than the largest it may
+    /// send.
+    sent_datagrams: u64,
+    short_datagrams: u64,
 }
 
 impl Flow {
@@ -531,6 +539,8 @@ impl Simulator {
             cwnd_series: Vec::new(),
             pto_count: 0,
             loss_timer_count: 0,
+            sent_datagrams: 0,
+            short_datagrams: 0,
         });
         self.schedule(start_ns, EventKind::Start { flow: i });
         Ok(i)
@@ -632,6 +642,8 @@ impl Simulator {
                     acked_bytes: stats.as_ref().map_or(0, |s| s.acked_bytes),
                     pto_count: f.pto_count,
                     loss_timer_count: f.loss_timer_count,
+                    sent_datagrams: f.sent_datagrams,
+                    short_datagrams: f.short_datagrams,
                     rtt: std::mem::take(&mut f.rtt),
                     cwnd_series: std::mem::take(&mut f.cwnd_series),
                     slow_start_exit: trace.as_ref().and_then(|t| {
@@ -909,6 +921,7 @@ impl Simulator {
     fn drive(&mut self, flow: usize, server: bool, timer: bool) -> Result<()> {
         self.application(flow, server)?;
         let now = self.now;
+        let mds = self.scenario.max_datagram_size;
         if !server && !self.ack_allowed(flow, timer) {
             return self.arm_timer(flow, server);
         }
@@ -932,6 +945,11 @@ impl Simulator {
             match conn.send(&mut self.buf) {
                 Ok((len, info)) => {
                     ep.next_send_ns = to_nanos(info.at.saturating_duration_since(self.base));
+                    if server {
+                        let f = &mut self.flows[flow];
+                        f.sent_datagrams += 1;
+                        f.short_datagrams += u64::from(len < mds);
+                    }
                     let data = self.buf[..len].to_vec();
                     self.transmit(flow, server, data)?;
                 }

@@ -28,6 +28,10 @@
 //! - `coarse_timeouts`: the papers' "coarse timeouts", `pto_count` plus
 //!   the timeouts a NewReno with `reno_1995 = true` emulates (a loss from
 //!   a window already in recovery; `vegas_cc::NewRenoConfig::reno_1995`).
+//! - `short_datagram_share`: the share of the sender's datagrams shorter
+//!   than `max_datagram_size` (handshake, the stream's last bytes, control
+//!   frames, and whatever a window that is not a whole number of datagrams
+//!   leaves room for).
 //! - `jain_index`: (sum x)^2 / (n sum x^2) over the flows' goodputs
 //!   (Brakmo & Peterson section V-A).
 //! - `loss_based_over_vegas`: the mean bytes delivered per loss-based
@@ -67,6 +71,8 @@ pub struct FlowReport {
     /// The papers' coarse timeouts: PTOs, plus the timeouts a NewReno with
     /// `reno_1995 = true` emulates.
     pub coarse_timeouts: u64,
+    /// Share of the sender's datagrams shorter than `max_datagram_size`.
+    pub short_datagram_share: Option<f64>,
     pub completion_s: Option<f64>,
     pub slow_start_exit_s: Option<f64>,
     pub slow_start_exit_cwnd_pkts: Option<f64>,
@@ -262,6 +268,8 @@ fn flow_report(f: &FlowResult, run_end: Nanos, mds: usize) -> FlowReport {
         pto_count: f.pto_count,
         loss_timer_count: f.loss_timer_count,
         coarse_timeouts: f.pto_count + emulated_coarse_timeouts(f),
+        short_datagram_share: (f.sent_datagrams > 0)
+            .then(|| f.short_datagrams as f64 / f.sent_datagrams as f64),
         completion_s: f.completed_ns.map(|t| secs(t - f.start_ns)),
         slow_start_exit_s: ss_exit_s,
         slow_start_exit_cwnd_pkts: ss_exit_cwnd,
