@@ -357,6 +357,10 @@ impl CongestionController for Adapter {
         self.controller.cwnd_bytes()
     }
 
+    fn cwnd_available(&self, bytes_in_flight: usize) -> usize {
+        self.controller.cwnd_available_bytes(bytes_in_flight)
+    }
+
     fn pacing_rate(&self, smoothed_rtt: Duration) -> Option<u64> {
         self.controller.pacing_rate_bytes_per_sec(smoothed_rtt)
     }

@@ -199,6 +199,13 @@ pub trait Controller: Debug + Send + Sync {
     /// Congestion window in bytes.
     fn cwnd_bytes(&self) -> usize;
 
+    /// The bytes the sender may send now with `bytes_in_flight` in flight:
+    /// the free window, rounded down to whole datagrams unless the
+    /// controller's `whole_datagrams` is off. A stack that sizes packets to
+    /// the free window (quiche) asks this; one that sends only when a full
+    /// datagram fits (quinn) needs only [`Controller::cwnd_bytes`].
+    fn cwnd_available_bytes(&self, bytes_in_flight: usize) -> usize;
+
     /// Slow-start threshold in bytes (None while infinite).
     fn ssthresh_bytes(&self) -> Option<usize>;
 

@@ -19,6 +19,12 @@
 //! - 7.8: no increase while the window is not being used (`on_app_limited`).
 //! - 6.2 / 7: a probe timeout does not change the window.
 //! - 7.7: pacing rate = N * cwnd / smoothed_rtt with N = 1.25.
+//! - Whole datagrams (`whole_datagrams`, on by default): the sender may use
+//!   the free window only in whole datagrams
+//!   ([`Controller::cwnd_available_bytes`]), as a TCP sender sends only
+//!   full-sized segments; halving a window leaves a fraction of a datagram
+//!   that a stack sizing packets to the free window would fill with a short
+//!   packet, every round.
 //!
 //! [`NewRenoConfig::reno_1995`] makes it behave like the BSD Reno of 1995
 //! that Brakmo & Peterson compared Vegas with, so a reader can see which
@@ -90,6 +96,9 @@ pub struct NewRenoConfig {
     /// A loss from a window already in recovery costs a coarse timeout
     /// (module documentation; set by [`NewRenoConfig::reno_1995`]).
     pub coarse_timeouts: bool,
+    /// Send the free window in whole datagrams only
+    /// ([`Controller::cwnd_available_bytes`]; default true).
+    pub whole_datagrams: bool,
 }
 
 impl Default for NewRenoConfig {
@@ -100,6 +109,7 @@ impl Default for NewRenoConfig {
             loss_reduction_factor: LOSS_REDUCTION_FACTOR,
             pacing_gain: Some(PACING_GAIN),
             coarse_timeouts: false,
+            whole_datagrams: true,
         }
     }
 }
@@ -338,6 +348,11 @@ impl Controller for NewReno {
         self.window.cwnd_bytes
     }
 
+    fn cwnd_available_bytes(&self, bytes_in_flight: usize) -> usize {
+        self.window
+            .available_bytes(bytes_in_flight, self.config.whole_datagrams)
+    }
+
     fn ssthresh_bytes(&self) -> Option<usize> {
         self.window.ssthresh()
     }
@@ -518,6 +533,25 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// Halving 11 datagrams leaves 5.5: only 5 whole ones may be sent, the
+    /// half is not filled with a short packet (unless switched off).
+    #[test]
+    fn a_halved_window_is_sent_in_whole_datagrams() {
+        let t0 = Instant::now();
+        for (whole_datagrams, free) in [(true, 5 * MDS), (false, 5 * MDS + MDS / 2)] {
+            let mut cc = NewReno::new(NewRenoConfig {
+                initial_cwnd_pkts: 11,
+                whole_datagrams,
+                ..NewRenoConfig::default()
+            })
+            .unwrap();
+            cc.on_ack_event(&event(t0 + RTT, &[], &[lost_packet(0, t0)]));
+            assert_eq!(cc.cwnd_bytes(), 5 * MDS + MDS / 2);
+            assert_eq!(cc.cwnd_available_bytes(0), free, "{whole_datagrams}");
+            assert_eq!(cc.cwnd_available_bytes(cc.cwnd_bytes()), 0);
+        }
     }
 
     #[test]

@@ -113,6 +113,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "actual_bytes",
     "require_cwnd_limited",
     "aggregation_aware",
+    "whole_datagrams",
 ];
 
 /// Keys `newreno` accepts.
@@ -121,6 +122,7 @@ pub const NEWRENO_PARAMS: &[&str] = &[
     "loss_reduction_factor",
     "pacing_gain",
     "reno_1995",
+    "whole_datagrams",
 ];
 
 fn bad(field: &str, value: &str, allowed: &str) -> SpecError {
@@ -326,6 +328,7 @@ pub fn vegas(
             }
             "require_cwnd_limited" => c.sampler.require_cwnd_limited = parse_bool(key, v)?,
             "aggregation_aware" => c.sampler.aggregation_aware = parse_bool(key, v)?,
+            "whole_datagrams" => c.whole_datagrams = parse_bool(key, v)?,
             _ => unreachable!("check_keys lists every key"),
         }
     }
@@ -363,6 +366,7 @@ pub fn newreno(
                 c.loss_reduction_factor = parse(key, v, "a number in (0, 1)")?
             }
             "pacing_gain" => c.pacing_gain = parse_pacing(v)?,
+            "whole_datagrams" => c.whole_datagrams = parse_bool(key, v)?,
             "reno_1995" => {}
             _ => unreachable!("check_keys lists every key"),
         }
@@ -749,6 +753,30 @@ mod tests {
         );
         let r = newreno(&params(&[("pacing_gain", "2")]), 10, 1200).unwrap();
         assert_eq!(r.config().pacing_gain, Some(2.0));
+    }
+
+    #[test]
+    fn whole_datagrams_is_a_key_of_every_controller() {
+        for name in NAMES {
+            let with = |whole: &str| {
+                let mut p = params(&[("whole_datagrams", whole)]);
+                if name.ends_with("-compat") {
+                    p.extend(params(&[
+                        ("buffer_pkts", "50"),
+                        ("reno_flows", "1"),
+                        ("vegas_flows", "1"),
+                        ("approach", "1"),
+                    ]));
+                }
+                build(name, &p, 10, 1200)
+            };
+            let (on, off) = (with("true").unwrap(), with("false").unwrap());
+            let in_flight = 1500; // a short packet and a full one
+            assert_eq!(on.cwnd_available_bytes(in_flight), 8 * 1200, "{name}");
+            assert_eq!(off.cwnd_available_bytes(in_flight), 12_000 - 1500, "{name}");
+            let err = with("2").unwrap_err();
+            assert!(err.to_string().contains("whole_datagrams"), "{err}");
+        }
     }
 
     #[test]

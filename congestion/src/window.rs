@@ -43,6 +43,22 @@ impl Window {
         MIN_WINDOW_PKTS * self.max_datagram_size
     }
 
+    /// The bytes that may be sent now with `bytes_in_flight` in flight:
+    /// the free window, in whole datagrams when `whole_datagrams`. A TCP
+    /// window counts segments and a TCP sender sends only full-sized ones
+    /// (RFC 1122 4.2.3.4, sender silly-window avoidance); a QUIC stack that
+    /// fills any free window sends a short packet whenever a cut left a
+    /// fraction of a datagram, and the pair (short packet, the rest of a
+    /// datagram) then recurs every round.
+    pub(crate) fn available_bytes(&self, bytes_in_flight: usize, whole_datagrams: bool) -> usize {
+        let free = self.cwnd_bytes.saturating_sub(bytes_in_flight);
+        if whole_datagrams {
+            free - free % self.max_datagram_size
+        } else {
+            free
+        }
+    }
+
     /// RFC 9002 7.3.1: slow start while cwnd < ssthresh.
     pub(crate) fn below_ssthresh(&self) -> bool {
         self.cwnd_bytes < self.ssthresh_bytes
@@ -103,6 +119,23 @@ mod tests {
         w.cwnd_bytes = 3000;
         w.reduce(LOSS_REDUCTION_FACTOR);
         assert_eq!((w.cwnd_bytes, w.ssthresh_bytes), (2400, 1500));
+    }
+
+    #[test]
+    fn the_free_window_is_sent_in_whole_datagrams() {
+        let mut w = Window::new(11, 1200);
+        w.reduce(LOSS_REDUCTION_FACTOR); // 5.5 datagrams
+        assert_eq!(w.cwnd_bytes, 6600);
+        assert_eq!(w.available_bytes(0, true), 6000);
+        assert_eq!(w.available_bytes(0, false), 6600);
+        // A short packet in flight: the rest of its datagram waits.
+        assert_eq!(w.available_bytes(1200 + 300, true), 4800);
+        assert_eq!(w.available_bytes(1200 + 300, false), 5100);
+        // Less than one datagram free: nothing.
+        assert_eq!(w.available_bytes(5500, true), 0);
+        assert_eq!(w.available_bytes(5500, false), 1100);
+        assert_eq!(w.available_bytes(9000, true), 0);
+        assert_eq!(w.available_bytes(9000, false), 0);
     }
 
     #[test]

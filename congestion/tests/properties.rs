@@ -409,6 +409,28 @@ impl Driver {
             cwnd as u64 <= max_window,
             "{name}: window {cwnd} above initial + 2 x acked + a datagram per frame = {max_window}"
         );
+        // Only whole datagrams of the free window may be sent (every
+        // controller here runs with `whole_datagrams` on, the default).
+        for in_flight in [
+            0,
+            1,
+            self.max_datagram_size / 2,
+            cwnd / 2 + 7,
+            cwnd,
+            cwnd + 1,
+        ] {
+            let available = self.cc.cwnd_available_bytes(in_flight);
+            let free = cwnd.saturating_sub(in_flight);
+            prop_assert!(
+                available <= free && free - available < self.max_datagram_size,
+                "{name}: {available} available of {free} free"
+            );
+            prop_assert!(
+                available % self.max_datagram_size == 0,
+                "{name}: {available} available is not whole datagrams of {}",
+                self.max_datagram_size
+            );
+        }
         // RFC 9002 B.6 lets ssthresh fall below the minimum window (the
         // window itself stays at the minimum); it is never zero.
         prop_assert!(self.cc.ssthresh_bytes() != Some(0), "{name}: ssthresh 0");

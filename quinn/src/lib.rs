@@ -20,6 +20,7 @@
 //! | PTO | nothing | nothing: the Vegas family's default ignores PTOs (RFC 9002 6.2) |
 //! | app-limited | a flag on `on_ack`/`on_end_acks` | `on_app_limited` when the batch says so |
 //! | a pacing rate the stack uses | quinn paces from the window and its smoothed RTT; `metrics().pacing_rate` is for qlog only | reported in `metrics()`; quinn's own pacer sends |
+//! | the free window in whole datagrams (`cwnd_available_bytes`) | quinn sends only while a full datagram fits in the window | nothing: `window()` is the controller's window, quinn already sends whole datagrams |
 //! | a new controller on a new path | `ControllerFactory::build`; `clone_box` on a port change and for `Connection::congestion_state()` | `clone_box` copies the controller with its state |
 //!
 //! Decision records (`vegas_cc::ControllerEvent`, the same values the

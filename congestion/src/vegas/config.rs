@@ -252,6 +252,12 @@ pub struct VegasConfig {
     /// standing queue (a drain of the flow's own queue, `BaseRttProbe` in
     /// this module).
     pub probe_base_rtt: bool,
+    /// Send the free window in whole datagrams only
+    /// ([`crate::Controller::cwnd_available_bytes`]): the papers' TCP sent
+    /// full-sized segments (its window counted them), and a QUIC stack that
+    /// fills any free window sends a short packet whenever a cut left a
+    /// fraction of a datagram, every round after. On in both modes.
+    pub whole_datagrams: bool,
     /// Vegas or Gallop-Vegas slow start.
     pub slow_start: SlowStartKind,
     /// Vegas or Vegas-A congestion avoidance.
@@ -287,6 +293,7 @@ impl VegasConfig {
             sampler: SamplerConfig::paper(),
             probe_base_rtt: false,
             route_change_rounds: 0,
+            whole_datagrams: true,
             slow_start: SlowStartKind::Vegas,
             avoidance: AvoidanceKind::Vegas,
             alpha_beta: AlphaBetaSource::Fixed,
@@ -381,6 +388,7 @@ impl VegasConfig {
             probe_base_rtt: paper.probe_base_rtt,
             route_change_rounds: paper.route_change_rounds,
             pto_response: paper.pto_response,
+            whole_datagrams: paper.whole_datagrams,
             ..self
         }
     }

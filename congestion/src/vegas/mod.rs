@@ -543,6 +543,11 @@ impl Controller for Vegas {
         self.window.cwnd_bytes
     }
 
+    fn cwnd_available_bytes(&self, bytes_in_flight: usize) -> usize {
+        self.window
+            .available_bytes(bytes_in_flight, self.config.whole_datagrams)
+    }
+
     fn ssthresh_bytes(&self) -> Option<usize> {
         self.window.ssthresh()
     }

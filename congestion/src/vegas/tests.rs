@@ -259,6 +259,28 @@ fn loss_sent_before_last_reduction_does_not_reduce_again() {
     assert_eq!(reductions, 2);
 }
 
+/// ns-2's Vegas cut to 3/4 leaves 7.5 of 10 packets: 7 whole datagrams may
+/// be sent, as ns-2 sends int(cwnd) packets; the half-datagram is not sent
+/// as a short packet (unless `whole_datagrams` is off).
+#[test]
+fn a_cut_window_is_sent_in_whole_datagrams() {
+    for (whole_datagrams, free) in [(true, 7 * MDS), (false, 7 * MDS + MDS / 2)] {
+        let mut h = Harness::vegas(VegasConfig {
+            initial_cwnd_pkts: 10,
+            loss_reduction_factor: 0.75,
+            whole_datagrams,
+            ..VegasConfig::paper()
+        });
+        h.send_window();
+        h.ack(BASE_RTT, &[0, 1, 2], &[3]);
+        assert_eq!(h.cwnd_pkts(), 7.5);
+        assert_eq!(h.cc.cwnd_available_bytes(0), free, "{whole_datagrams}");
+        // Six packets still in flight: one whole datagram fits, not 1.5.
+        let expected = if whole_datagrams { MDS } else { MDS + MDS / 2 };
+        assert_eq!(h.cc.cwnd_available_bytes(6 * MDS), expected);
+    }
+}
+
 #[test]
 fn recovery_ends_with_ack_of_packet_sent_after_reduction() {
     let mut h = Harness::vegas(VegasConfig {
