@@ -56,6 +56,28 @@ fn vegas_a_recovers_after_a_route_change_and_vegas_does_not() {
 }
 
 #[test]
+fn the_default_mode_recovers_from_a_route_change_without_vegas_a() {
+    // The library's defaults (windowed BaseRTT, route-change drain) find the
+    // new path's BaseRTT: Vegas and Vegas-A both fill the link after the
+    // reroute, with a small queue and no loss. Measured: utilization 0.986
+    // and 0.983, mean queue 2.4 and 3.1 packets, 0 drops.
+    for algorithm in ["vegas", "vegas-a"] {
+        let r = run_file(
+            "vegas-a-reroute.toml",
+            &[
+                &format!("flows.0.algorithm={algorithm}"),
+                "flows.0.params.mode=default",
+            ],
+        );
+        let link = &r.links[0];
+        let steady = link.steady_utilization.unwrap();
+        assert!(steady > 0.9, "{algorithm}: steady utilization {steady}");
+        assert!(link.mean_queue_pkts < 5.0, "{algorithm}: {link:?}");
+        assert_eq!(link.drops, 0, "{algorithm}");
+    }
+}
+
+#[test]
 fn gallop_vegas_loses_nothing_where_vegas_doubling_overflows_30_packets() {
     let gallop = run_file("gallop-vegas-buffer30.toml", &[]);
     let vegas = run_file("gallop-vegas-buffer30.toml", &["flows.0.algorithm=vegas"]);

@@ -114,6 +114,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "require_cwnd_limited",
     "aggregation_aware",
     "whole_datagrams",
+    "trend_resolution_pkts",
 ];
 
 /// Keys `newreno` accepts.
@@ -329,6 +330,9 @@ pub fn vegas(
             "require_cwnd_limited" => c.sampler.require_cwnd_limited = parse_bool(key, v)?,
             "aggregation_aware" => c.sampler.aggregation_aware = parse_bool(key, v)?,
             "whole_datagrams" => c.whole_datagrams = parse_bool(key, v)?,
+            "trend_resolution_pkts" => {
+                c.trend_resolution_pkts = parse(key, v, "a number of packets per round, 0 to 100")?
+            }
             _ => unreachable!("check_keys lists every key"),
         }
     }
@@ -776,6 +780,38 @@ mod tests {
             assert_eq!(off.cwnd_available_bytes(in_flight), 12_000 - 1500, "{name}");
             let err = with("2").unwrap_err();
             assert!(err.to_string().contains("whole_datagrams"), "{err}");
+        }
+    }
+
+    #[test]
+    fn trend_resolution_is_exact_in_paper_mode_and_half_a_packet_by_default() {
+        let paper = vegas(
+            family("vegas-a").unwrap(),
+            "vegas-a",
+            &params(&[("mode", "paper")]),
+            10,
+            1200,
+        )
+        .unwrap();
+        assert_eq!(paper.config().trend_resolution_pkts, 0.0);
+        let default = vegas(
+            family("vegas-a").unwrap(),
+            "vegas-a",
+            &params(&[]),
+            10,
+            1200,
+        )
+        .unwrap();
+        assert_eq!(default.config().trend_resolution_pkts, 0.5);
+        for bad_value in ["-1", "nan", "101", "x"] {
+            let err = build(
+                "vegas-a",
+                &params(&[("trend_resolution_pkts", bad_value)]),
+                10,
+                1200,
+            )
+            .unwrap_err();
+            assert!(err.to_string().contains("trend_resolution_pkts"), "{err}");
         }
     }
 

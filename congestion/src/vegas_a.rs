@@ -63,6 +63,27 @@
 //!    alpha and beta every RTT without bound, contradicting the bounded
 //!    buffer occupancy and the one or two retransmissions of Tables 6-7.
 //!    Lines 11 and 14 (`>=` / `<`) already partition and stay as printed.
+//!    How exactly Th(t) and Th(t-rtt) are compared is a choice
+//!    (`trend_resolution_pkts`): a change counts when
+//!    |Th(t) - Th(t-rtt)| x round RTT is more than that many datagrams.
+//!    - The paper compares the two rates as computed (0, `mode=paper`). A
+//!      held window on a steady path then moves Th only by measurement
+//!      noise (bytes per second, ns-2's floating-point RTT means as much as
+//!      ours), and the paper's recovery after a route change rests on it:
+//!      once Diff is between alpha and beta, "when there is a slight
+//!      improvement in the throughput for any particular RTT cycle, the
+//!      Vegas-A connection increases the value of cwnd, alpha and beta"
+//!      (section 4.1); a window that does not change cannot raise Th
+//!      otherwise. The same noise takes line 02 about every other round at
+//!      a saturated link, so alpha also rises there (to 68 packets 60 s
+//!      after the route change of `vegas-a-reroute`).
+//!    - The library's default counts only a change of half a packet per
+//!      round or more ([`VEGAS_A_TREND_RESOLUTION_PKTS`], Th to the nearest
+//!      packet per round, as ns-2's Vegas rounds Diff, `int(... + 0.5)`):
+//!      alpha stays where the path puts it, and a route change is left to
+//!      the default's windowed BaseRTT and route-change drain, which find
+//!      the new path's BaseRTT; with the paper's lifetime BaseRTT Vegas-A
+//!      then stays, as Vegas does, where Diff fell between alpha and beta.
 //! 4. Line 10 is `diff <= alpha` as printed (the prose says "below
 //!    alpha"); line 01 is strict on both sides, so diff == beta reaches the
 //!    final `else` (no update), and diff == alpha lines 10-19.
@@ -83,6 +104,8 @@
 //! 7. The cwnd steps of one packet are made by the caller ([`crate::Vegas`])
 //!    at the end of the round, as for Vegas.
 
+use std::time::Duration;
+
 use crate::events::Action;
 
 /// Section 3: "At the start of a connection, alpha is set to 1".
@@ -93,6 +116,11 @@ pub const VEGAS_A_INITIAL_BETA_PKTS: f64 = 3.0;
 pub const VEGAS_A_ALPHA_FLOOR_PKTS: f64 = 1.0;
 /// Section 3, lines 04, 15 and 21: alpha and beta move by one packet.
 pub const VEGAS_A_PARAM_STEP_PKTS: f64 = 1.0;
+/// Section 3, lines 02, 11 and 14 (interpretation 3), the library's
+/// default: Th(t) and Th(t-rtt) differ when they differ by more than half
+/// a packet per round (Th to the nearest packet); less is measurement
+/// noise. The paper's comparison is exact (0).
+pub const VEGAS_A_TREND_RESOLUTION_PKTS: f64 = 0.5;
 
 /// Th(t) against Th(t-rtt).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -108,13 +136,37 @@ pub enum ThroughputTrend {
 }
 
 impl ThroughputTrend {
-    /// Compares this round's Actual with the previous round's.
-    pub fn between(previous_bytes_per_sec: Option<f64>, current_bytes_per_sec: f64) -> Self {
+    /// Compares this round's Actual with the previous round's; a change
+    /// of `resolution_bytes_per_sec` or less is no change.
+    pub fn between(
+        previous_bytes_per_sec: Option<f64>,
+        current_bytes_per_sec: f64,
+        resolution_bytes_per_sec: f64,
+    ) -> Self {
         match previous_bytes_per_sec {
             None => ThroughputTrend::Unknown,
-            Some(previous) if current_bytes_per_sec > previous => ThroughputTrend::Rising,
-            Some(previous) if current_bytes_per_sec < previous => ThroughputTrend::Falling,
+            Some(previous) if current_bytes_per_sec - previous > resolution_bytes_per_sec => {
+                ThroughputTrend::Rising
+            }
+            Some(previous) if previous - current_bytes_per_sec > resolution_bytes_per_sec => {
+                ThroughputTrend::Falling
+            }
             Some(_) => ThroughputTrend::Flat,
+        }
+    }
+
+    /// The resolution of [`ThroughputTrend::between`] for `resolution_pkts`
+    /// datagrams per round (interpretation 3).
+    pub fn resolution_bytes_per_sec(
+        resolution_pkts: f64,
+        round_rtt: Duration,
+        max_datagram_size: usize,
+    ) -> f64 {
+        let round_secs = round_rtt.as_secs_f64();
+        if round_secs > 0.0 {
+            resolution_pkts * max_datagram_size as f64 / round_secs
+        } else {
+            0.0
         }
     }
 
@@ -234,18 +286,32 @@ pub struct VegasA {
     beta_pkts: f64,
     /// min(1, starting alpha): alpha is never lowered below this.
     alpha_floor_pkts: f64,
+    /// Th changes below this many datagrams per round are no change
+    /// (interpretation 3; the paper's 0 unless set).
+    trend_resolution_pkts: f64,
     /// Th(t-rtt): Actual of the previous round, bytes per second.
     previous_actual_bytes_per_sec: Option<f64>,
 }
 
 impl VegasA {
-    /// Starts at `alpha_pkts` / `beta_pkts` (the paper: 1 and 3).
+    /// Starts at `alpha_pkts` / `beta_pkts` (the paper: 1 and 3), Th
+    /// compared exactly, as the paper.
     pub fn new(alpha_pkts: f64, beta_pkts: f64) -> Self {
         VegasA {
             alpha_pkts,
             beta_pkts,
             alpha_floor_pkts: VEGAS_A_ALPHA_FLOOR_PKTS.min(alpha_pkts),
+            trend_resolution_pkts: 0.0,
             previous_actual_bytes_per_sec: None,
+        }
+    }
+
+    /// Th compared to `resolution_pkts` datagrams per round
+    /// (interpretation 3).
+    pub fn with_trend_resolution(self, resolution_pkts: f64) -> Self {
+        VegasA {
+            trend_resolution_pkts: resolution_pkts,
+            ..self
         }
     }
 
@@ -269,7 +335,8 @@ impl VegasA {
 
     /// Back to the starting thresholds (path change); the history is lost.
     pub fn reset(&mut self, alpha_pkts: f64, beta_pkts: f64) {
-        *self = VegasA::new(alpha_pkts, beta_pkts);
+        *self =
+            VegasA::new(alpha_pkts, beta_pkts).with_trend_resolution(self.trend_resolution_pkts);
     }
 
     /// A round Vegas-A does not decide (slow start, a Gallop-Vegas hold):
@@ -290,10 +357,25 @@ impl VegasA {
     }
 
     /// One congestion-avoidance round: Diff (packets) and Actual (bytes per
-    /// second) of the round that just ended.
-    pub fn on_round(&mut self, diff_pkts: f64, actual_bytes_per_sec: f64) -> VegasAStep {
-        let trend =
-            ThroughputTrend::between(self.previous_actual_bytes_per_sec, actual_bytes_per_sec);
+    /// second) of the round that just ended, and its RTT, over which Th is
+    /// compared in datagrams of `max_datagram_size` bytes per round
+    /// (interpretation 3).
+    pub fn on_round(
+        &mut self,
+        diff_pkts: f64,
+        actual_bytes_per_sec: f64,
+        round_rtt: Duration,
+        max_datagram_size: usize,
+    ) -> VegasAStep {
+        let trend = ThroughputTrend::between(
+            self.previous_actual_bytes_per_sec,
+            actual_bytes_per_sec,
+            ThroughputTrend::resolution_bytes_per_sec(
+                self.trend_resolution_pkts,
+                round_rtt,
+                max_datagram_size,
+            ),
+        );
         self.previous_actual_bytes_per_sec = Some(actual_bytes_per_sec);
         let branch = vegas_a_branch(
             diff_pkts,
@@ -338,6 +420,10 @@ impl VegasA {
 mod tests {
     use super::*;
 
+    /// A round of 100 ms with 1200-byte datagrams.
+    const RTT: Duration = Duration::from_millis(100);
+    const MDS: usize = 1200;
+
     /// Actual rates in bytes per second of two hand-built rounds.
     const TH_PREV: f64 = 120_000.0;
     const TH_UP: f64 = 130_000.0;
@@ -348,7 +434,7 @@ mod tests {
     fn pair(alpha: f64, beta: f64, th_prev: f64, diff: f64, th_now: f64) -> (VegasA, VegasAStep) {
         let mut vegas_a = VegasA::new(alpha, beta);
         vegas_a.note_actual(th_prev);
-        let step = vegas_a.on_round(diff, th_now);
+        let step = vegas_a.on_round(diff, th_now, RTT, MDS);
         (vegas_a, step)
     }
 
@@ -433,14 +519,65 @@ mod tests {
         assert_eq!((vegas_a.alpha_pkts(), vegas_a.beta_pkts()), (2.0, 4.0));
     }
 
+    /// Interpretation 3: at a saturated link Th moves by bytes per second
+    /// from round to round. Compared exactly (the paper) that is a rise;
+    /// to the nearest packet per round (the default) it is no change
+    /// (alpha stays), and a packet more per round is a rise.
+    #[test]
+    fn throughput_is_compared_exactly_or_to_the_nearest_packet_per_round() {
+        let mut exact = VegasA::new(2.0, 4.0);
+        exact.note_actual(TH_PREV);
+        let step = exact.on_round(3.0, TH_PREV + 1.0, RTT, MDS);
+        assert_eq!(step.branch, VegasABranch::Probe);
+        assert_eq!(exact.alpha_pkts(), 3.0);
+
+        let one_packet_per_round = MDS as f64 / RTT.as_secs_f64(); // 12 000 B/s
+        let mut vegas_a =
+            VegasA::new(2.0, 4.0).with_trend_resolution(VEGAS_A_TREND_RESOLUTION_PKTS);
+        vegas_a.note_actual(TH_PREV);
+        for noise in [1.0, -1.0, 2_000.0, -2_000.0, 5_999.0] {
+            let step = vegas_a.on_round(3.0, TH_PREV + noise, RTT, MDS);
+            assert_eq!(step.trend, ThroughputTrend::Flat, "{noise}");
+            assert_eq!(step.branch, VegasABranch::Wait, "{noise}");
+            vegas_a.note_actual(TH_PREV);
+        }
+        assert_eq!(vegas_a.alpha_pkts(), 2.0);
+        let step = vegas_a.on_round(3.0, TH_PREV + one_packet_per_round, RTT, MDS);
+        assert_eq!(step.branch, VegasABranch::Probe);
+        let step = vegas_a.on_round(1.0, TH_PREV, RTT, MDS);
+        assert_eq!(step.trend, ThroughputTrend::Falling);
+        // Exactly half a packet per round is no change yet; a longer round
+        // makes the same rate change more packets.
+        let half = 0.5 * one_packet_per_round;
+        assert_eq!(
+            ThroughputTrend::between(Some(TH_PREV), TH_PREV + half, half),
+            ThroughputTrend::Flat
+        );
+        assert_eq!(
+            ThroughputTrend::resolution_bytes_per_sec(0.5, 2 * RTT, MDS),
+            half / 2.0
+        );
+        assert_eq!(
+            ThroughputTrend::resolution_bytes_per_sec(0.5, Duration::ZERO, MDS),
+            0.0
+        );
+        // A path change keeps the resolution.
+        vegas_a.reset(1.0, 3.0);
+        vegas_a.note_actual(TH_PREV);
+        assert_eq!(
+            vegas_a.on_round(2.0, TH_PREV + 1.0, RTT, MDS).branch,
+            VegasABranch::Wait
+        );
+    }
+
     #[test]
     fn unknown_previous_throughput_neither_probes_nor_deflates() {
         let mut vegas_a = VegasA::new(3.0, 5.0);
-        let step = vegas_a.on_round(4.0, TH_UP);
+        let step = vegas_a.on_round(4.0, TH_UP, RTT, MDS);
         assert_eq!(step.trend, ThroughputTrend::Unknown);
         assert_eq!(step.branch, VegasABranch::Wait);
         vegas_a.forget_actual();
-        let step = vegas_a.on_round(1.0, TH_DOWN);
+        let step = vegas_a.on_round(1.0, TH_DOWN, RTT, MDS);
         assert_eq!(step.branch, VegasABranch::IncreaseThroughputHeld);
         // The round's Actual is remembered for the next comparison.
         assert_eq!(vegas_a.previous_actual_bytes_per_sec(), Some(TH_DOWN));
@@ -453,14 +590,14 @@ mod tests {
         // Three probes up, then deflate and decrease all the way down.
         let mut th = TH_PREV;
         for _ in 0..3 {
-            th += 1000.0;
-            let step = vegas_a.on_round(vegas_a.alpha_pkts() + 1.0, th);
+            th += 10_000.0;
+            let step = vegas_a.on_round(vegas_a.alpha_pkts() + 1.0, th, RTT, MDS);
             assert_eq!(step.branch, VegasABranch::Probe);
         }
         assert_eq!((vegas_a.alpha_pkts(), vegas_a.beta_pkts()), (4.0, 6.0));
         for _ in 0..10 {
-            th -= 1000.0;
-            vegas_a.on_round(100.0, th);
+            th -= 10_000.0;
+            vegas_a.on_round(100.0, th, RTT, MDS);
             assert!(vegas_a.alpha_pkts() >= 1.0);
             assert_eq!(vegas_a.beta_pkts() - vegas_a.alpha_pkts(), 2.0);
         }

@@ -35,7 +35,12 @@ impl Vegas {
         let Avoidance::VegasA(vegas_a) = &mut self.avoidance else {
             return Action::Hold;
         };
-        let step = vegas_a.on_round(diff.diff_pkts, diff.actual_bytes_per_sec);
+        let step = vegas_a.on_round(
+            diff.diff_pkts,
+            diff.actual_bytes_per_sec,
+            diff.round_rtt,
+            self.window.max_datagram_size,
+        );
         match step.window {
             Action::Increase => self.window.cwnd_bytes += self.window.max_datagram_size,
             Action::Decrease => self.lower_cwnd(
@@ -134,6 +139,7 @@ impl Vegas {
                 base_rtt_secs,
                 self.window.max_datagram_size,
             ),
+            round_rtt,
             pipe_bytes: round
                 .max_ack_rate_bytes_per_sec
                 .max(actual_bytes_per_sec)

@@ -258,6 +258,12 @@ pub struct VegasConfig {
     /// fills any free window sends a short packet whenever a cut left a
     /// fraction of a datagram, every round after. On in both modes.
     pub whole_datagrams: bool,
+    /// Vegas-A: Th(t) and Th(t-rtt) differ when they differ by more than
+    /// this many datagrams per round (`vegas_a` interpretation 3): 0 in
+    /// paper mode (the paper's exact comparison, whose measurement noise
+    /// drives its route-change recovery), half a packet by default
+    /// ([`crate::vegas_a::VEGAS_A_TREND_RESOLUTION_PKTS`]).
+    pub trend_resolution_pkts: f64,
     /// Vegas or Gallop-Vegas slow start.
     pub slow_start: SlowStartKind,
     /// Vegas or Vegas-A congestion avoidance.
@@ -294,6 +300,7 @@ impl VegasConfig {
             probe_base_rtt: false,
             route_change_rounds: 0,
             whole_datagrams: true,
+            trend_resolution_pkts: 0.0,
             slow_start: SlowStartKind::Vegas,
             avoidance: AvoidanceKind::Vegas,
             alpha_beta: AlphaBetaSource::Fixed,
@@ -389,6 +396,7 @@ impl VegasConfig {
             route_change_rounds: paper.route_change_rounds,
             pto_response: paper.pto_response,
             whole_datagrams: paper.whole_datagrams,
+            trend_resolution_pkts: paper.trend_resolution_pkts,
             ..self
         }
     }
@@ -463,6 +471,15 @@ impl VegasConfig {
         ParamError::check_loss_reduction_factor(self.loss_reduction_factor)?;
         ParamError::check_pacing_gain(self.pacing_gain)?;
         ParamError::check_positive_or_none("pacing_headroom_pkts", self.pacing_headroom_pkts)?;
+        if !(self.trend_resolution_pkts.is_finite()
+            && (0.0..=100.0).contains(&self.trend_resolution_pkts))
+        {
+            return Err(ParamError::new(
+                "trend_resolution_pkts",
+                self.trend_resolution_pkts,
+                "a number of packets per round from 0 (exact, the paper's) to 100",
+            ));
+        }
         self.alpha_beta_pkts()?;
         if let Some(rate) = self.gamma_rate_pkts_per_sec {
             if !(rate.is_finite() && rate > 0.0) {
@@ -502,6 +519,7 @@ impl Default for VegasConfig {
             // delayed ACK caused: a 1 s delay spike cost 2.1 s instead of
             // 1.0 s for 300 KB (tests/hostile_network.rs's path).
             pto_response: PtoResponse::Ignore,
+            trend_resolution_pkts: crate::vegas_a::VEGAS_A_TREND_RESOLUTION_PKTS,
             ..VegasConfig::paper()
         }
     }

@@ -187,6 +187,8 @@ pub struct RoundDiff {
     pub actual_bytes_per_sec: f64,
     /// (Expected - Actual) * BaseRTT / max_datagram_size, at least 0.
     pub diff_pkts: f64,
+    /// The round RTT Diff used (at least `rtt_resolution`).
+    pub round_rtt: Duration,
     /// The window that fills the pipe with no queue: the highest of the
     /// round's fastest delivery rate over 16 packets of ACK frames, the
     /// smoothed ACK rate and Actual, x BaseRTT
@@ -279,7 +281,10 @@ impl Vegas {
             },
             avoidance: match config.avoidance {
                 AvoidanceKind::Vegas => Avoidance::Vegas,
-                AvoidanceKind::VegasA => Avoidance::VegasA(VegasA::new(alpha_pkts, beta_pkts)),
+                AvoidanceKind::VegasA => Avoidance::VegasA(
+                    VegasA::new(alpha_pkts, beta_pkts)
+                        .with_trend_resolution(config.trend_resolution_pkts),
+                ),
             },
             gamma_choice: None,
             round_start_cwnd_bytes: cwnd_bytes,
