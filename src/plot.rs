@@ -102,6 +102,166 @@ pub struct Figure {
     pub notes: Vec<String>,
 }
 
+impl Figure {
+    /// The last time drawn: the last send, ACK or queue event.
+    pub fn end_s(&self) -> f64 {
+        self.flows
+            .iter()
+            .flat_map(|f| f.sends_s.iter().chain(&f.acks_s))
+            .chain(
+                self.queue
+                    .iter()
+                    .flat_map(|q| q.queue_pkts.last().map(|p| &p.0)),
+            )
+            .fold(0.0f64, |a, &b| a.max(b))
+    }
+
+    /// The same figure with every series reduced to what `columns` equal
+    /// columns of its time axis (0 to [`Figure::end_s`]) can show: per
+    /// column, a line keeps its first, lowest, highest and last points in
+    /// time order (its vertical extent and its joins to the next columns),
+    /// ticks and marks one each (a mark the highest), and KB-count labels
+    /// one per [`KB_LABEL_COLUMNS`] columns.
+    pub fn decimated(&self, columns: usize) -> Figure {
+        let columns = columns.max(1);
+        let end_s = self.end_s();
+        let column = |t: f64| -> usize {
+            if end_s > 0.0 {
+                ((t / end_s * columns as f64).max(0.0) as usize).min(columns - 1)
+            } else {
+                0
+            }
+        };
+        let line = |points: &Vec<Point>| decimate_line(points, column);
+        let ticks = |times: &Vec<f64>| -> Vec<f64> {
+            let mut out: Vec<f64> = Vec::new();
+            let mut last = None;
+            for &t in times {
+                let c = column(t);
+                if last != Some(c) {
+                    out.push(t);
+                    last = Some(c);
+                }
+            }
+            out
+        };
+        let marks = |points: &Vec<Point>| -> Vec<Point> {
+            let mut out: Vec<(usize, Point)> = Vec::new();
+            for &(t, v) in points {
+                let c = column(t);
+                match out.last_mut() {
+                    Some((last, p)) if *last == c => {
+                        if v > p.1 {
+                            *p = (t, v);
+                        }
+                    }
+                    _ => out.push((c, (t, v))),
+                }
+            }
+            out.into_iter().map(|(_, p)| p).collect()
+        };
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| FlowSeries {
+                label: f.label.clone(),
+                time_shift_ms: f.time_shift_ms,
+                cwnd_kb: line(&f.cwnd_kb),
+                ssthresh_kb: line(&f.ssthresh_kb),
+                bytes_in_flight_kb: line(&f.bytes_in_flight_kb),
+                flow_control_kb: line(&f.flow_control_kb),
+                sending_rate_kb_per_s: line(&f.sending_rate_kb_per_s),
+                expected_kb_per_s: line(&f.expected_kb_per_s),
+                actual_kb_per_s: line(&f.actual_kb_per_s),
+                alpha_threshold_kb_per_s: line(&f.alpha_threshold_kb_per_s),
+                beta_threshold_kb_per_s: line(&f.beta_threshold_kb_per_s),
+                decisions_s: ticks(&f.decisions_s),
+                sends_s: ticks(&f.sends_s),
+                acks_s: ticks(&f.acks_s),
+                ptos_s: ticks(&f.ptos_s),
+                retransmitted_sends_s: ticks(&f.retransmitted_sends_s),
+                kb_sent_marks: {
+                    let mut last = None;
+                    f.kb_sent_marks
+                        .iter()
+                        .filter(|(t, _)| {
+                            let c = column(*t) / KB_LABEL_COLUMNS;
+                            let keep = last != Some(c);
+                            last = Some(c);
+                            keep
+                        })
+                        .copied()
+                        .collect()
+                },
+            })
+            .collect();
+        let queue = self.queue.as_ref().map(|q| QueueSeries {
+            source: q.source.clone(),
+            queue_pkts: line(&q.queue_pkts),
+            drops: marks(&q.drops),
+            random_losses: marks(&q.random_losses),
+        });
+        Figure {
+            title: self.title.clone(),
+            flows,
+            queue,
+            notes: self.notes.clone(),
+        }
+    }
+}
+
+/// Runs of ticks no more than `gap` apart, as (first, last) times.
+fn tick_runs(times: &[f64], gap: f64) -> Vec<(f64, f64)> {
+    let mut runs: Vec<(f64, f64)> = Vec::new();
+    for &t in times {
+        match runs.last_mut() {
+            Some((_, last)) if t - *last <= gap => *last = t,
+            _ => runs.push((t, t)),
+        }
+    }
+    runs
+}
+
+/// A line's first, lowest, highest and last points of every column, in
+/// time order (M4 decimation). A lone NaN or infinite value is kept: it
+/// breaks the line where the full series breaks it.
+fn decimate_line(points: &[Point], column: impl Fn(f64) -> usize) -> Vec<Point> {
+    let mut out = Vec::with_capacity(points.len().min(8192));
+    let mut start = 0;
+    while start < points.len() {
+        let c = column(points[start].0);
+        let mut end = start + 1;
+        while end < points.len() && column(points[end].0) == c {
+            end += 1;
+        }
+        let group = &points[start..end];
+        if group.len() <= 4 || group.iter().any(|p| !p.1.is_finite()) {
+            out.extend_from_slice(group);
+        } else {
+            let (mut low, mut high) = (0, 0);
+            for (i, p) in group.iter().enumerate() {
+                if p.1 < group[low].1 {
+                    low = i;
+                }
+                if p.1 > group[high].1 {
+                    high = i;
+                }
+            }
+            let mut keep = [0, low, high, group.len() - 1];
+            keep.sort_unstable();
+            let mut previous = None;
+            for i in keep {
+                if previous != Some(i) {
+                    out.push(group[i]);
+                    previous = Some(i);
+                }
+            }
+        }
+        start = end;
+    }
+    out
+}
+
 /// One line of a queue log (format: top of `src/sim/link.rs`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct QueueEvent {
@@ -552,9 +712,19 @@ impl Format {
 
 const WIDTH_PX: u32 = 1100;
 const PANEL_HEIGHT_PX: u32 = 250;
+/// Columns the time axis is reduced to before drawing: the figure's width
+/// in pixels (the plot area is narrower, so a column is at most a pixel).
+/// A long run has millions of points and ticks, each an SVG element (tens
+/// of MB) for the same picture.
+pub const DECIMATION_COLUMNS: usize = WIDTH_PX as usize;
+/// At most one KB-count label per this many columns (about 50 pixels).
+const KB_LABEL_COLUMNS: usize = 50;
 
-/// Draws `figure` to `path` (SVG, or PNG by extension).
+/// Draws `figure` to `path` (SVG, or PNG by extension), decimated to
+/// [`DECIMATION_COLUMNS`] (the picture a full-resolution drawing gives,
+/// to the pixel).
 pub fn render(figure: &Figure, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let figure = &figure.decimated(DECIMATION_COLUMNS);
     let panels = if figure.queue.is_some() { 4 } else { 3 };
     let size = (WIDTH_PX, PANEL_HEIGHT_PX * panels + 40);
     match Format::from_path(path) {
@@ -609,17 +779,7 @@ where
     let panel_count = if figure.queue.is_some() { 4 } else { 3 };
     let panels = body.split_evenly((panel_count, 1));
 
-    let end_s = figure
-        .flows
-        .iter()
-        .flat_map(|f| f.sends_s.iter().chain(&f.acks_s))
-        .chain(
-            figure
-                .queue
-                .iter()
-                .flat_map(|q| q.queue_pkts.last().map(|p| &p.0)),
-        )
-        .fold(0.0f64, |a, &b| a.max(b));
+    let end_s = figure.end_s();
     let x_range = 0.0..(end_s * 1.02).max(0.001);
 
     // Windows (Fig. 3).
@@ -891,23 +1051,32 @@ where
     DB::ErrorType: 'static,
 {
     let tick = y_max * 0.035;
+    // Ticks in neighbouring columns of the decimated figure touch: a run of
+    // them is drawn as one band, the picture they make.
+    let column_s = figure.end_s() / DECIMATION_COLUMNS as f64;
     for (i, f) in figure.flows.iter().enumerate() {
         let color = flow_color(i);
         let top = y_max - tick * 1.3 * i as f64;
         let bottom = tick * 1.3 * i as f64;
-        chart.draw_series(
-            f.retransmitted_sends_s
-                .iter()
-                .map(|&t| PathElement::new([(t, 0.0), (t, y_max)], color.mix(0.7).stroke_width(1))),
+        let mut ticks = |times: &[f64], low: f64, high: f64, style: ShapeStyle| {
+            chart
+                .draw_series(tick_runs(times, 1.5 * column_s).into_iter().map(|(a, b)| {
+                    if b > a {
+                        Rectangle::new([(a, low), (b, high)], style.filled()).into_dyn()
+                    } else {
+                        PathElement::new([(a, low), (a, high)], style).into_dyn()
+                    }
+                }))
+                .map(|_| ())
+        };
+        ticks(
+            &f.retransmitted_sends_s,
+            0.0,
+            y_max,
+            color.mix(0.7).stroke_width(1),
         )?;
-        chart.draw_series(
-            f.sends_s
-                .iter()
-                .map(|&t| PathElement::new([(t, top - tick), (t, top)], color.stroke_width(1))),
-        )?;
-        chart.draw_series(f.acks_s.iter().map(|&t| {
-            PathElement::new([(t, bottom), (t, bottom + tick)], color.stroke_width(1))
-        }))?;
+        ticks(&f.sends_s, top - tick, top, color.stroke_width(1))?;
+        ticks(&f.acks_s, bottom, bottom + tick, color.stroke_width(1))?;
         chart.draw_series(
             f.ptos_s
                 .iter()
@@ -915,4 +1084,71 @@ where
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sawtooth of `n` points over 100 s with one spike, and `n` ticks.
+    fn long_flow(n: usize) -> FlowSeries {
+        let t = |i: usize| i as f64 * 100.0 / n as f64;
+        let mut cwnd: Vec<Point> = (0..n).map(|i| (t(i), (i % 97) as f64)).collect();
+        cwnd[n / 3].1 = 500.0;
+        FlowSeries {
+            label: "long".into(),
+            cwnd_kb: cwnd,
+            sends_s: (0..n).map(t).collect(),
+            acks_s: (0..n).map(t).collect(),
+            kb_sent_marks: (0..n as u64).map(|i| (t(i as usize), i * 100)).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn decimation_keeps_every_columns_extremes_and_the_ends() {
+        let n = 1_000_000;
+        let figure = Figure {
+            flows: vec![long_flow(n)],
+            ..Default::default()
+        };
+        let small = figure.decimated(100);
+        let f = &small.flows[0];
+        assert!(f.cwnd_kb.len() <= 400, "{} points", f.cwnd_kb.len());
+        let full = &figure.flows[0].cwnd_kb;
+        assert_eq!(f.cwnd_kb.first(), full.first());
+        assert_eq!(f.cwnd_kb.last(), full.last());
+        assert!(f.cwnd_kb.contains(&full[n / 3]), "the spike is kept");
+        // Every column still reaches the sawtooth's low and high.
+        let per_column_max = f.cwnd_kb.iter().filter(|p| p.1 == 96.0).count();
+        assert!(per_column_max >= 99, "{per_column_max}");
+        assert!(f.cwnd_kb.windows(2).all(|w| w[0].0 <= w[1].0), "time order");
+        assert!(f.sends_s.len() <= 100 && f.acks_s.len() <= 100);
+        assert_eq!(f.sends_s[0], 0.0);
+        assert!(f.kb_sent_marks.len() <= 2, "one label per 50 columns");
+    }
+
+    #[test]
+    fn a_long_run_draws_to_a_small_svg() {
+        let figure = Figure {
+            title: "long".into(),
+            flows: vec![long_flow(400_000)],
+            queue: Some(QueueSeries {
+                source: "q".into(),
+                queue_pkts: (0..400_000)
+                    .map(|i| (i as f64 / 4000.0, (i % 50) as f64))
+                    .collect(),
+                drops: (0..1000).map(|i| (i as f64 / 10.0, 50.0)).collect(),
+                random_losses: Vec::new(),
+            }),
+            notes: Vec::new(),
+        };
+        let path = std::env::temp_dir().join(format!("plot-test-{}.svg", std::process::id()));
+        render(&figure, &path).unwrap();
+        let bytes = std::fs::metadata(&path).unwrap().len();
+        std::fs::remove_file(&path).unwrap();
+        // Undecimated it is tens of MB (the 100 s vegas-a-reroute figure,
+        // with ten times fewer points: 8.6 MB, decimated 0.38 MB).
+        assert!(bytes < 1_000_000, "{bytes} bytes");
+    }
 }
