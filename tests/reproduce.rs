@@ -5,6 +5,7 @@
 
 mod support;
 
+use quiche_vegas::sim::reproduce::draw_figures;
 use quiche_vegas::sim::reproduce::find_experiments;
 use quiche_vegas::sim::reproduce::render_markdown;
 use quiche_vegas::sim::reproduce::run_experiments;
@@ -138,4 +139,50 @@ fn the_model_cells_are_valid_experiments_with_the_models_values() {
     let s = &eq9.scenario;
     let one_way = s.bottleneck.delay.0 + s.flows[0].access.delay.0;
     assert_eq!(one_way.as_micros(), 30_000);
+}
+
+#[test]
+fn figure_experiments_get_their_trace_graph_in_the_report() {
+    let dir = TempDir::new("reproduce-figures");
+    let with_figure = PAPER.replace(
+        "note = \"a test\"",
+        "note = \"a test\"\nfigure = \"the windows of both flows\"",
+    );
+    std::fs::write(dir.0.join("fig.toml"), experiment("fig", &with_figure)).unwrap();
+    std::fs::write(dir.0.join("table.toml"), experiment("table", PAPER)).unwrap();
+    let experiments = find_experiments(std::slice::from_ref(&dir.0), &[]).unwrap();
+    let figures = dir.0.join("out");
+    let drawn = draw_figures(&experiments, &figures, "out/", 2, &|_| {}).unwrap();
+    let names: Vec<&str> = experiments
+        .iter()
+        .map(|e| e.scenario.name.as_str())
+        .collect();
+    assert_eq!(names, ["fig", "table"]);
+    let fig = drawn[0]
+        .as_ref()
+        .expect("a figure-type experiment is drawn");
+    assert!(drawn[1].is_none(), "a table is not");
+    assert_eq!(
+        (fig.link.as_str(), fig.seed, fig.shortened),
+        ("out/fig.svg", 1, false)
+    );
+    let svg = std::fs::read_to_string(figures.join("fig.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("flow 1 (vegas)"),
+        "both flows drawn"
+    );
+    // Only the SVG stays: the run's qlogs and queue logs are removed.
+    let left: Vec<_> = std::fs::read_dir(&figures)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left, ["fig.svg"]);
+    let mut results = run_experiments(&experiments, 2, &|_, _| {}).unwrap();
+    for (r, f) in results.iter_mut().zip(drawn) {
+        r.figure = f;
+    }
+    let md = render_markdown(&results, &[], "");
+    assert!(md.contains("![fig: our trace graph](out/fig.svg)"), "{md}");
+    assert!(md.contains("seed 1, the whole run"));
 }

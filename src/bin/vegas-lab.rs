@@ -5,6 +5,7 @@
 //! - `vegas-lab demo [--seed N]`
 //! - `vegas-lab qvis IN.sqlog... -o OUT.qlog [--max-mb N] [--no-peer]`
 //! - `vegas-lab plot IN.sqlog... [--queue QUEUELOG] -o FIG.svg [--flow N]... [--title T]`
+//! - `vegas-lab reproduce [PATH]... [--only NAME]... [--jobs N] [-o FILE] [--header H] [--models] [--figures DIR]`
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -125,6 +126,11 @@ enum Command {
         /// parameters the papers did not use (its own section).
         #[arg(long)]
         models: bool,
+        /// Draw the trace graph of every figure-type experiment (a
+        /// `figure` in its `[paper]` section) into this folder as NAME.svg
+        /// and show it in the report (linked relative to the report).
+        #[arg(long, value_name = "DIR")]
+        figures: Option<PathBuf>,
     },
     /// List the built-in scenarios.
     List,
@@ -248,7 +254,16 @@ fn main() {
             output,
             header,
             models,
-        } => reproduce(&paths, &only, jobs, output.as_deref(), &header, models),
+            figures,
+        } => reproduce(
+            &paths,
+            &only,
+            jobs,
+            output.as_deref(),
+            &header,
+            models,
+            figures.as_deref(),
+        ),
         Command::Demo { seed } => demo(seed),
     };
     if let Err(e) = result {
@@ -276,6 +291,7 @@ fn reproduce(
     output: Option<&Path>,
     header: &str,
     models: bool,
+    figures: Option<&Path>,
 ) -> Result<()> {
     use sim::reproduce;
     let mut experiments = reproduce::find_experiments(paths, only)?;
@@ -299,6 +315,33 @@ fn reproduce(
         bar.inc(1);
     })?;
     bar.finish_and_clear();
+    let mut results = results;
+    if let Some(dir) = figures {
+        // Linked relative to the report's folder when the folder is in it.
+        let base = output.and_then(Path::parent).unwrap_or(Path::new(""));
+        let relative = dir.strip_prefix(base).unwrap_or(dir);
+        let mut prefix = relative.to_string_lossy().into_owned();
+        if !prefix.is_empty() && !prefix.ends_with('/') {
+            prefix.push('/');
+        }
+        let count = experiments[..papers]
+            .iter()
+            .filter(|e| e.paper.figure.is_some())
+            .count();
+        let bar = ProgressBar::new(count as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} trace graphs, {elapsed} {msg}")
+                .expect("valid template"),
+        );
+        let drawn = reproduce::draw_figures(&experiments[..papers], dir, &prefix, jobs, &|name| {
+            bar.set_message(name.to_string());
+            bar.inc(1);
+        })?;
+        bar.finish_and_clear();
+        for (r, figure) in results.iter_mut().zip(drawn) {
+            r.figure = figure;
+        }
+    }
     let elapsed = started.elapsed().as_secs_f64();
     let (papers, models) = results.split_at(papers);
     let mut header = header.trim().to_string();

@@ -130,6 +130,129 @@ pub struct ExperimentResult {
     pub verdict: Verdict,
     /// Wall time of all its runs.
     pub wall_s: f64,
+    /// Our trace graph (figure-type experiments, with `--figures`): where
+    /// the report links it, the seed and the seconds drawn.
+    pub figure: Option<FigureDrawn>,
+}
+
+/// A trace graph drawn for the report.
+#[derive(Clone, Debug)]
+pub struct FigureDrawn {
+    /// The SVG's path as the report links it.
+    pub link: String,
+    pub seed: u64,
+    pub seconds: f64,
+    /// The run was cut short to keep its qlogs small enough to draw.
+    pub shortened: bool,
+}
+
+/// The packets a figure's run may carry at the bottleneck rate: its qlogs
+/// (about four records per packet) are read whole to draw it, and two of
+/// them at once must fit in memory.
+pub const FIGURE_MAX_PACKETS: f64 = 60_000.0;
+
+/// Draws the trace graph of `e`'s first seed into `svg`: the flows under
+/// study over each other, and the bottleneck queue, as `vegas-lab run
+/// --plot` draws them. The run lasts its duration, or as long as the
+/// bottleneck takes for [`FIGURE_MAX_PACKETS`] full datagrams if that is
+/// shorter. Its qlogs and queue logs are written next to `svg` and
+/// removed after.
+pub fn draw_figure(e: &Experiment, svg: &Path, link: String) -> Result<FigureDrawn> {
+    use crate::plot;
+    let seed = seeds(e)[0];
+    let mut scenario = e.scenario.clone();
+    scenario.seed = seed;
+    scenario.qlog = true;
+    let full = scenario.duration.0.as_secs_f64();
+    let packet_bits = 8.0 * scenario.max_datagram_size as f64;
+    let cap = FIGURE_MAX_PACKETS * packet_bits / scenario.bottleneck.rate.0.max(1) as f64;
+    let seconds = full.min(cap);
+    scenario.duration.0 = std::time::Duration::from_secs_f64(seconds);
+    let tmp = svg.with_extension("runs");
+    std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    let drawn = (|| -> Result<()> {
+        let result = run(
+            &scenario,
+            RunOptions {
+                out_dir: Some(tmp.clone()),
+                progress: None,
+            },
+        )?;
+        let summary = report(&scenario, &result, 0.0);
+        let mut traces = Vec::new();
+        for f in &summary.flows {
+            let qlog = tmp.join(format!("flow-{}-server.sqlog", f.id));
+            if qlog.exists() {
+                let (trace, _) = crate::qlog::Trace::read_tolerant(&qlog)?;
+                traces.push((f.id, f.algorithm, trace));
+            }
+        }
+        let queue = plot::QueueLog::read(&tmp.join("bottleneck.queue")).ok();
+        let inputs: Vec<plot::FlowInput<'_>> = traces
+            .iter()
+            .map(|(id, algorithm, trace)| plot::FlowInput {
+                trace,
+                label: format!("flow {id} ({algorithm})"),
+                flow_id: Some(*id),
+            })
+            .collect();
+        let title = format!("{}, seed {seed}", e.scenario.name);
+        let figure = plot::build_figure(&title, &inputs, queue.as_ref())?;
+        plot::render(&figure, svg).map_err(|err| anyhow::anyhow!("{}: {err}", svg.display()))?;
+        Ok(())
+    })();
+    let removed = std::fs::remove_dir_all(&tmp);
+    drawn.with_context(|| format!("the trace graph of {}", e.file.display()))?;
+    removed.with_context(|| format!("cannot remove {}", tmp.display()))?;
+    Ok(FigureDrawn {
+        link,
+        seed,
+        seconds,
+        shortened: seconds < full,
+    })
+}
+
+/// [`draw_figure`] for every experiment with a `figure` in its `[paper]`
+/// section, on `jobs` threads: `dir/NAME.svg`, linked in the report as
+/// `link_prefix` + `NAME.svg`. Returns one entry per experiment.
+pub fn draw_figures(
+    experiments: &[Experiment],
+    dir: &Path,
+    link_prefix: &str,
+    jobs: usize,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Vec<Option<FigureDrawn>>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let next = AtomicUsize::new(0);
+    let drawn: Mutex<Vec<Option<Result<FigureDrawn>>>> =
+        Mutex::new((0..experiments.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(e) = experiments.get(k) else {
+                    break;
+                };
+                if e.paper.figure.is_none() {
+                    continue;
+                }
+                let name = &e.scenario.name;
+                let outcome = draw_figure(
+                    e,
+                    &dir.join(format!("{name}.svg")),
+                    format!("{link_prefix}{name}.svg"),
+                );
+                progress(name);
+                drawn.lock().expect("no panic holds it")[k] = Some(outcome);
+            });
+        }
+    });
+    drawn
+        .into_inner()
+        .expect("threads ended")
+        .into_iter()
+        .map(Option::transpose)
+        .collect()
 }
 
 /// One run's JSON summary and wall time, or why it failed.
@@ -233,6 +356,7 @@ fn evaluate(e: &Experiment, summaries: &[Value], wall_s: f64) -> ExperimentResul
         numbers,
         verdict,
         wall_s,
+        figure: None,
     }
 }
 
@@ -367,14 +491,30 @@ fn render_experiment(md: &mut String, r: &ExperimentResult) {
     let _ = writeln!(md, "**{}.** Claim: {}  ", r.paper.source, r.paper.claim);
     if let Some(figure) = &r.paper.figure {
         let _ = writeln!(md, "The paper's figure: {figure}  ");
-        if !r.file.starts_with('(') {
-            let _ = writeln!(
-                md,
-                "Our trace graph, drawn like the paper's (windows, sending rate, CAM, queue): \
-                 `vegas-lab run {} --out DIR --plot` (not kept here: a figure of a long run is \
-                 tens of MB of SVG).  ",
-                r.file
-            );
+        match &r.figure {
+            Some(drawn) => {
+                let span = if drawn.shortened {
+                    format!("its first {:.1} s", drawn.seconds)
+                } else {
+                    "the whole run".to_string()
+                };
+                let _ = writeln!(
+                    md,
+                    "Ours, drawn like the paper's (windows, sending rate, CAM, queue; seed {}, \
+                     {span}; `vegas-lab run {} --out DIR --plot` draws each flow):\n\n\
+                     ![{}: our trace graph]({})\n",
+                    drawn.seed, r.file, r.name, drawn.link
+                );
+            }
+            None if !r.file.starts_with('(') => {
+                let _ = writeln!(
+                    md,
+                    "Our trace graph, drawn like the paper's (windows, sending rate, CAM, \
+                     queue): `vegas-lab run {} --out DIR --plot`.  ",
+                    r.file
+                );
+            }
+            None => {}
         }
     }
     let seeds: Vec<String> = r.seeds.iter().map(u64::to_string).collect();

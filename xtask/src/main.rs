@@ -405,9 +405,11 @@ fn build_lab() -> Result<PathBuf> {
 
 /// `cargo xtask reproduce [NAME...] [--jobs N]`: every experiment of the
 /// papers (`scenarios/papers/`, one file per table or figure) over its
-/// seeds, in parallel; writes `docs/reproduction.md`, or with NAMEs only
-/// those into `target/reproduction-partial.md` (the committed report is
-/// always a whole run).
+/// seeds, in parallel; writes `docs/reproduction.md` with the trace graphs
+/// of the figure-type experiments in `docs/reproduction/`, or with NAMEs
+/// only those into `target/reproduction-partial.md` (and
+/// `target/reproduction-partial/`): the committed report is always a whole
+/// run.
 fn reproduce(args: &[String]) -> Result<()> {
     let mut names = Vec::new();
     let mut jobs = None;
@@ -438,10 +440,16 @@ fn reproduce(args: &[String]) -> Result<()> {
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_else(|| "unknown (not a git checkout)".into());
-    let output = if names.is_empty() {
-        root().join("docs/reproduction.md")
+    let (output, figures) = if names.is_empty() {
+        (
+            root().join("docs/reproduction.md"),
+            root().join("docs/reproduction"),
+        )
     } else {
-        root().join("target/reproduction-partial.md")
+        (
+            root().join("target/reproduction-partial.md"),
+            root().join("target/reproduction-partial"),
+        )
     };
     let header = format!(
         "Written by `cargo xtask reproduce` at commit {commit}, release build of \
@@ -449,10 +457,23 @@ fn reproduce(args: &[String]) -> Result<()> {
          `scenarios/papers/` hold the set-ups, the papers' numbers (transcribed from \
          the papers) and the choices made where a paper is ambiguous or TCP-specific."
     );
+    // The folder holds only what this run draws (no figure of an
+    // experiment since removed).
+    if let Ok(entries) = std::fs::read_dir(&figures) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "svg") {
+                std::fs::remove_file(&path)
+                    .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+            }
+        }
+    }
     let mut c = Command::new(&lab);
     c.current_dir(root())
         .args(["reproduce", "scenarios/papers", "--models", "--output"])
         .arg(&output)
+        .arg("--figures")
+        .arg(&figures)
         .args(["--header", &header]);
     if let Some(j) = jobs {
         c.args(["--jobs", &j.to_string()]);
