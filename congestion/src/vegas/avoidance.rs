@@ -73,8 +73,8 @@ impl Vegas {
         // round. The rule is applied to the windows this connection really
         // produces from the round that just ended: W_1 is that round's
         // window. In QUIC the handshake's packets are acknowledged in the
-        // first rounds and grow the window by their bytes (2 -> 3.27
-        // packets in paper mode), so the windows are 3.27 * 2^k, not the
+        // first rounds and grow the window by their bytes (2 -> 3.1
+        // packets in paper mode), so the windows are 3.1 * 2^k, not the
         // 2 * 2^k of the initial window; selecting again each round keeps
         // the stop window one the window really reaches.
         let schedule = VegasSlowStart::DoublingEveryOtherRound {
