@@ -115,6 +115,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "aggregation_aware",
     "whole_datagrams",
     "trend_resolution_pkts",
+    "round_diff",
 ];
 
 /// Keys `newreno` accepts.
@@ -330,6 +331,7 @@ pub fn vegas(
             "require_cwnd_limited" => c.sampler.require_cwnd_limited = parse_bool(key, v)?,
             "aggregation_aware" => c.sampler.aggregation_aware = parse_bool(key, v)?,
             "whole_datagrams" => c.whole_datagrams = parse_bool(key, v)?,
+            "round_diff" => c.round_diff = parse_bool(key, v)?,
             "trend_resolution_pkts" => {
                 c.trend_resolution_pkts = parse(key, v, "a number of packets per round, 0 to 100")?
             }
@@ -781,6 +783,30 @@ mod tests {
             let err = with("2").unwrap_err();
             assert!(err.to_string().contains("whole_datagrams"), "{err}");
         }
+    }
+
+    #[test]
+    fn round_diff_is_off_unless_asked_for() {
+        for mode in ["paper", "default"] {
+            let cc = vegas(
+                family("vegas").unwrap(),
+                "vegas",
+                &params(&[("mode", mode)]),
+                10,
+                1200,
+            )
+            .unwrap();
+            assert!(!cc.config().round_diff, "{mode}");
+        }
+        let on = params(&[("mode", "paper"), ("round_diff", "true")]);
+        assert!(
+            vegas(family("vegas").unwrap(), "vegas", &on, 10, 1200)
+                .unwrap()
+                .config()
+                .round_diff
+        );
+        let err = build("vegas", &params(&[("round_diff", "half")]), 10, 1200).unwrap_err();
+        assert!(err.to_string().contains("round_diff"), "{err}");
     }
 
     #[test]

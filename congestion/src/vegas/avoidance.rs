@@ -130,15 +130,20 @@ impl Vegas {
             ExpectedWindow::InTransit => in_transit_bytes.min(end_bytes),
         };
         let expected_bytes_per_sec = paper::expected_rate(window_bytes, base_rtt_secs);
+        let diff_pkts = paper::diff_pkts(
+            expected_bytes_per_sec,
+            actual_bytes_per_sec,
+            base_rtt_secs,
+            self.window.max_datagram_size,
+        );
         RoundDiff {
             expected_bytes_per_sec,
             actual_bytes_per_sec,
-            diff_pkts: paper::diff_pkts(
-                expected_bytes_per_sec,
-                actual_bytes_per_sec,
-                base_rtt_secs,
-                self.window.max_datagram_size,
-            ),
+            diff_pkts: if self.config.round_diff {
+                paper::rounded_diff_pkts(diff_pkts)
+            } else {
+                diff_pkts
+            },
             round_rtt,
             pipe_bytes: round
                 .max_ack_rate_bytes_per_sec

@@ -258,6 +258,10 @@ pub struct VegasConfig {
     /// fills any free window sends a short packet whenever a cut left a
     /// fraction of a datagram, every round after. On in both modes.
     pub whole_datagrams: bool,
+    /// Compare Diff to the nearest whole packet, as ns-2's Vegas agent
+    /// ([`super::paper::rounded_diff_pkts`]), for the papers that ran it;
+    /// false (both modes): as computed, as Brakmo & Peterson III-B.
+    pub round_diff: bool,
     /// Vegas-A: Th(t) and Th(t-rtt) differ when they differ by more than
     /// this many datagrams per round (`vegas_a` interpretation 3): 0 in
     /// paper mode (the paper's exact comparison, whose measurement noise
@@ -300,6 +304,7 @@ impl VegasConfig {
             probe_base_rtt: false,
             route_change_rounds: 0,
             whole_datagrams: true,
+            round_diff: false,
             trend_resolution_pkts: 0.0,
             slow_start: SlowStartKind::Vegas,
             avoidance: AvoidanceKind::Vegas,

@@ -7,7 +7,7 @@
 //! | rule | paper | here |
 //! |---|---|---|
 //! | Expected = WindowSize / BaseRTT | III-B | [`expected_rate`] |
-//! | Diff = (Expected - Actual) x BaseRTT, in buffers | III-B | [`diff_pkts`] |
+//! | Diff = (Expected - Actual) x BaseRTT, in buffers | III-B | [`diff_pkts`] (ns-2's whole packets: [`rounded_diff_pkts`]) |
 //! | Diff < alpha: +1; Diff > beta: -1; else hold | III-B | [`avoidance_step`] |
 //! | slow start doubles every other RTT; leaves when Diff > gamma | III-C | [`slow_start_step`], [`growing_round_limit_bytes`] |
 //! | leaving slow start cuts the window by 1/8 | III-C (as Gallop-Vegas II and Vanichpun & Feng state it) | [`exit_window_bytes`] |
@@ -42,6 +42,16 @@ pub fn diff_pkts(
 ) -> f64 {
     let diff_bytes = (expected_bytes_per_sec - actual_bytes_per_sec) * base_rtt_secs;
     (diff_bytes / max_datagram_size as f64).max(0.0)
+}
+
+/// Diff to the nearest whole packet, as ns-2's Vegas agent (`tcp-vegas.cc`:
+/// `delta = int((expect - v_actual_) * v_baseRTT_ + 0.5)`) compares it: the
+/// simulator of Srijith et al., Ho, Chan & Chen, Feng & Vanichpun and
+/// Vanichpun & Feng. With alpha = 1 and beta = 3 the window then grows
+/// only below Diff 0.5 and falls only from 3.5. Brakmo & Peterson III-B
+/// compare Diff as computed ([`diff_pkts`]).
+pub fn rounded_diff_pkts(diff_pkts: f64) -> f64 {
+    (diff_pkts + 0.5).floor()
 }
 
 /// III-B: once per round, one packet more below alpha, one less above
@@ -94,6 +104,31 @@ pub fn loss_counts(pkt_num: u64, first_pkt_after_reduction: Option<u64>) -> bool
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ns-2's `int(x + 0.5)` of a non-negative Diff.
+    #[test]
+    fn ns2_rounds_diff_to_the_nearest_packet() {
+        for (diff, rounded) in [
+            (0.0, 0.0),
+            (0.49, 0.0),
+            (0.5, 1.0),
+            (2.94, 3.0),
+            (3.49, 3.0),
+            (3.5, 4.0),
+        ] {
+            assert_eq!(rounded_diff_pkts(diff), rounded, "{diff}");
+        }
+        // So at alpha 1, beta 3: Diff 3.4 holds, where the exact 3.4 falls.
+        assert_eq!(
+            avoidance_step(rounded_diff_pkts(3.4), 1.0, 3.0),
+            Action::Hold
+        );
+        assert_eq!(avoidance_step(3.4, 1.0, 3.0), Action::Decrease);
+        assert_eq!(
+            avoidance_step(rounded_diff_pkts(0.6), 1.0, 3.0),
+            Action::Hold
+        );
+    }
 
     /// III-B's example thresholds: alpha = 1, beta = 3 buffers.
     #[test]
