@@ -259,8 +259,11 @@ pub struct VegasConfig {
     /// fraction of a datagram, every round after. On in both modes.
     pub whole_datagrams: bool,
     /// Compare Diff to the nearest whole packet, as ns-2's Vegas agent
-    /// ([`super::paper::rounded_diff_pkts`]), for the papers that ran it;
-    /// false (both modes): as computed, as Brakmo & Peterson III-B.
+    /// ([`super::paper::rounded_diff_pkts`]); false (both modes): as
+    /// computed, as Brakmo & Peterson III-B. ns-2 also spreads each +1 over
+    /// the round's ACKs (1/cwnd each) where this Vegas adds it at the end of
+    /// the round, so rounding alone is not ns-2's Vegas: the paper
+    /// scenarios leave it off.
     pub round_diff: bool,
     /// Vegas-A: Th(t) and Th(t-rtt) differ when they differ by more than
     /// this many datagrams per round (`vegas_a` interpretation 3): 0 in
