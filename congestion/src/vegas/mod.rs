@@ -185,7 +185,8 @@ use paper::SlowStartRound;
 pub struct RoundDiff {
     pub expected_bytes_per_sec: f64,
     pub actual_bytes_per_sec: f64,
-    /// (Expected - Actual) * BaseRTT / max_datagram_size, at least 0.
+    /// (Expected - Actual) * BaseRTT / max_datagram_size, at least 0; to
+    /// the nearest packet with `round_diff`.
     pub diff_pkts: f64,
     /// The round RTT Diff used (at least `rtt_resolution`).
     pub round_rtt: Duration,
