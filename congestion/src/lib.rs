@@ -24,6 +24,7 @@ use std::fmt::Debug;
 use std::time::Duration;
 use std::time::Instant;
 
+pub mod cubic;
 mod error;
 pub mod events;
 pub mod gallop;
