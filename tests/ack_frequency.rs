@@ -160,9 +160,15 @@ fn naive_estimate_loses_the_pipe_when_acks_are_thinned() {
 fn an_expiring_base_rtt_follows_a_route_change_and_the_papers_does_not() {
     // RTT 40 -> 80 ms at 10 s; steady = 15..30 s.
     let expiring = bottleneck("route-change", &[]);
+    // Without the windowed BaseRTT's route check the longer path's delay
+    // reads as someone else's queue that backing off does not lower: the
+    // coexistence mechanism would compete for it (vegas::coexist's limits).
     let lifetime = bottleneck(
         "route-change",
-        &["flows.0.params.base_rtt_window_ms=0".into()],
+        &[
+            "flows.0.params.base_rtt_window_ms=0".into(),
+            "flows.0.params.coexist=off".into(),
+        ],
     );
     let expiring_u = expiring.steady_utilization.unwrap();
     let lifetime_u = lifetime.steady_utilization.unwrap();

@@ -118,6 +118,9 @@ fn vegas_window_trace_obeys_vegas_rules() {
             Action::SlowStartHold | Action::SlowStartGrow => {
                 assert_eq!(d.phase, Phase::SlowStart, "{d:?}");
             }
+            Action::Compete | Action::ReturnTest => {
+                panic!("alone, the flow never competes: {d:?}");
+            }
         }
         // Diff is (Expected - Actual) * BaseRTT in packets.
         let diff = (d.expected_bytes_per_sec - d.actual_bytes_per_sec).max(0.0)

@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 use std::time::Instant;
 
+use crate::vegas::CoexistMode;
 use crate::Phase;
 
 /// What a Vegas-family round decided to do with the window.
@@ -30,6 +31,12 @@ pub enum Action {
     /// A round of a BaseRTT drain (no Vegas decision); the window is
     /// restored when the drain ends.
     BaseRttProbe,
+    /// Competitive mode (coexistence with a buffer-filling flow): the
+    /// window is CUBIC's, Vegas decides nothing.
+    Compete,
+    /// A round of a return test in competitive mode: the window drained to
+    /// the pipe at our own rate to see whether the queue empties.
+    ReturnTest,
 }
 
 impl Action {
@@ -42,6 +49,8 @@ impl Action {
             Action::SlowStartHold => "slow_start_hold",
             Action::SlowStartExit => "slow_start_exit",
             Action::BaseRttProbe => "base_rtt_probe",
+            Action::Compete => "compete",
+            Action::ReturnTest => "return_test",
         }
     }
 }
@@ -160,6 +169,25 @@ pub enum ControllerEvent {
         now: Instant,
         alpha_pkts: f64,
         beta_pkts: f64,
+    },
+    /// The coexistence mechanism switched mode
+    /// ([`crate::vegas::coexist`]), with the evidence it used.
+    ModeChange {
+        now: Instant,
+        /// The mode from now on.
+        mode: CoexistMode,
+        /// To competitive: ineffective backoff episodes in the run; to
+        /// delay: return tests made in competitive mode.
+        evidence_count: u32,
+        /// The queueing delay the last episode or test measured.
+        queue_delay: Duration,
+        /// The BaseRTT it is measured from.
+        base_rtt: Duration,
+        /// To competitive: how far the last backoff lowered the RTT, in
+        /// seconds (negative: it rose); to delay: the test's tolerance.
+        rtt_change_secs: f64,
+        cwnd_before_bytes: usize,
+        cwnd_after_bytes: usize,
     },
     /// Gallop-Vegas changed incr/maxincr/status.
     GallopUpdate {

@@ -17,17 +17,19 @@ pub const SLOW_START_EXIT: &str = "vegas:slow_start_exit";
 pub const WINDOW_REDUCTION: &str = "vegas:window_reduction";
 pub const PARAMS_CHANGED: &str = "vegas:params_changed";
 pub const GALLOP_UPDATE: &str = "vegas:gallop_update";
+pub const MODE_CHANGE: &str = "vegas:mode_change";
 
 /// The namespace (qlog category) of every event above.
 pub const NAMESPACE: &str = "vegas";
 
 /// Every `vegas:` event this crate writes.
-pub const VEGAS_EVENTS: [&str; 5] = [
+pub const VEGAS_EVENTS: [&str; 6] = [
     ROUND_DECISION,
     SLOW_START_EXIT,
     WINDOW_REDUCTION,
     PARAMS_CHANGED,
     GALLOP_UPDATE,
+    MODE_CHANGE,
 ];
 
 /// Milliseconds, as the events write durations.
@@ -92,6 +94,28 @@ pub fn to_json_event(event: &ControllerEvent) -> (Instant, JsonEvent) {
             now,
             PARAMS_CHANGED,
             json!({ "alpha_pkts": alpha_pkts, "beta_pkts": beta_pkts }),
+        ),
+        ControllerEvent::ModeChange {
+            now,
+            mode,
+            evidence_count,
+            queue_delay,
+            base_rtt,
+            rtt_change_secs,
+            cwnd_before_bytes,
+            cwnd_after_bytes,
+        } => (
+            now,
+            MODE_CHANGE,
+            json!({
+                "mode": mode.as_str(),
+                "evidence_count": evidence_count,
+                "queue_delay_ms": ms(queue_delay),
+                "base_rtt_ms": ms(base_rtt),
+                "rtt_change_ms": rtt_change_secs * 1e3,
+                "cwnd_before_bytes": cwnd_before_bytes,
+                "cwnd_after_bytes": cwnd_after_bytes,
+            }),
         ),
         ControllerEvent::GallopUpdate {
             now,

@@ -116,6 +116,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "whole_datagrams",
     "trend_resolution_pkts",
     "round_diff",
+    "coexist",
 ];
 
 /// Keys `newreno` accepts.
@@ -332,6 +333,7 @@ pub fn vegas(
             "aggregation_aware" => c.sampler.aggregation_aware = parse_bool(key, v)?,
             "whole_datagrams" => c.whole_datagrams = parse_bool(key, v)?,
             "round_diff" => c.round_diff = parse_bool(key, v)?,
+            "coexist" => c.coexist = parse_bool(key, v)?,
             "trend_resolution_pkts" => {
                 c.trend_resolution_pkts = parse(key, v, "a number of packets per round, 0 to 100")?
             }
@@ -807,6 +809,39 @@ mod tests {
         );
         let err = build("vegas", &params(&[("round_diff", "half")]), 10, 1200).unwrap_err();
         assert!(err.to_string().contains("round_diff"), "{err}");
+    }
+
+    #[test]
+    fn coexistence_is_on_by_default_off_in_paper_mode_and_switchable() {
+        for (mode, on) in [("default", true), ("paper", false), ("naive", false)] {
+            for name in ["vegas", "vegas-a", "gallop-vegas", "vegas-compat"] {
+                let mut p = params(&[("mode", mode)]);
+                if name == "vegas-compat" {
+                    for (k, v) in [
+                        ("buffer_pkts", "50"),
+                        ("reno_flows", "1"),
+                        ("vegas_flows", "1"),
+                        ("approach", "1"),
+                    ] {
+                        p.insert(k.into(), v.into());
+                    }
+                }
+                let cc = vegas(family(name).unwrap(), name, &p, 10, 1200).unwrap();
+                assert_eq!(cc.config().coexist, on, "{name} {mode}");
+            }
+        }
+        let off = params(&[("coexist", "off")]);
+        assert!(
+            !vegas(family("vegas").unwrap(), "vegas", &off, 10, 1200)
+                .unwrap()
+                .config()
+                .coexist
+        );
+        let err = build("vegas", &params(&[("coexist", "maybe")]), 10, 1200).unwrap_err();
+        assert!(
+            err.to_string().contains("coexist") && err.to_string().contains("maybe"),
+            "{err}"
+        );
     }
 
     #[test]

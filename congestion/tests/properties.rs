@@ -493,6 +493,11 @@ fn event_numbers(event: &ControllerEvent) -> (Instant, Vec<f64>) {
             maxincr_pkts,
             ..
         } => (now, vec![incr_pkts, maxincr_pkts]),
+        ControllerEvent::ModeChange {
+            now,
+            rtt_change_secs,
+            ..
+        } => (now, vec![rtt_change_secs]),
     }
 }
 

@@ -1,6 +1,6 @@
 //! `vegas-lab`: run the quiche-vegas experiments.
 //!
-//! - `vegas-lab run SCENARIO [--set key=value]... [--seed N] [--out DIR] [--json] [--plot]`
+//! - `vegas-lab run SCENARIO [--set key=value]... [--seed N] [--out DIR] [--json] [--plot] [--series]`
 //! - `vegas-lab list`
 //! - `vegas-lab demo [--seed N]`
 //! - `vegas-lab qvis IN.sqlog... -o OUT.qlog [--max-mb N] [--no-peer]`
@@ -61,6 +61,10 @@ enum Command {
         /// `--out`, which this needs).
         #[arg(long)]
         plot: bool,
+        /// Add per-100-ms series to the summary: each flow's delivered
+        /// bytes, the bottleneck's queue and utilization.
+        #[arg(long)]
+        series: bool,
     },
     /// Convert qlogs (JSON-SEQ, as quiche writes them) into qlog 0.3 JSON
     /// that qvis loads, both endpoints on one time base.
@@ -229,7 +233,8 @@ fn main() {
             out,
             json,
             plot,
-        } => run(&scenario, set, seed, out, json, plot),
+            series,
+        } => run(&scenario, set, seed, out, json, plot, series),
         Command::Qvis {
             input,
             output,
@@ -374,7 +379,12 @@ fn list() {
     }
 }
 
-fn run_one(scenario: &Scenario, out: Option<PathBuf>, progress: bool) -> Result<Report> {
+fn run_one(
+    scenario: &Scenario,
+    out: Option<PathBuf>,
+    progress: bool,
+    with_series: bool,
+) -> Result<Report> {
     let bar = progress.then(|| {
         let total = scenario.duration.0.as_secs_f64();
         let bar = ProgressBar::new((total * 10.0) as u64);
@@ -396,7 +406,10 @@ fn run_one(scenario: &Scenario, out: Option<PathBuf>, progress: bool) -> Result<
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let report = report(scenario, &result, wall.elapsed().as_secs_f64());
+    let mut report = report(scenario, &result, wall.elapsed().as_secs_f64());
+    if with_series {
+        report.series = Some(sim::report::series(&result));
+    }
     if let Some(dir) = out {
         let path = dir.join("summary.json");
         std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")
@@ -412,6 +425,7 @@ fn run(
     out: Option<PathBuf>,
     json: bool,
     plot: bool,
+    with_series: bool,
 ) -> Result<()> {
     if let Some(seed) = seed {
         set.push(format!("seed={seed}"));
@@ -425,7 +439,7 @@ fn run(
     }
     let scenario = Scenario::load(name, &set)?;
     let progress = !json && std::io::stderr().is_terminal();
-    let report = run_one(&scenario, out.clone(), progress)?;
+    let report = run_one(&scenario, out.clone(), progress, with_series)?;
     if json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
@@ -680,7 +694,7 @@ fn demo(seed: u64) -> Result<()> {
     );
     for algorithm in sim::demo::ALGORITHMS {
         let scenario = sim::demo::scenario(algorithm, seed)?;
-        let r = run_one(&scenario, None, false)?;
+        let r = run_one(&scenario, None, false, false)?;
         let flow = &r.flows[0];
         let bottleneck = &r.links[0];
         println!(

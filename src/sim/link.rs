@@ -65,6 +65,8 @@ pub struct LinkStats {
     /// Serializer busy time started in each [`BUSY_BIN_NS`] of the run (8
     /// bytes per 100 ms), for the time to reach a utilization.
     pub busy_per_bin_ns: Vec<Nanos>,
+    /// The waiting-queue integral (packet * ns) of each [`BUSY_BIN_NS`].
+    pub queue_per_bin_pkt_ns: Vec<u128>,
 }
 
 /// The resolution of [`LinkStats::busy_per_bin_ns`].
@@ -180,6 +182,16 @@ impl Link {
         let steady_dt = now.saturating_sub(self.last_change_ns.max(self.stats.steady_from_ns));
         self.stats.steady_queue_pkt_ns += steady_dt as u128 * len as u128;
         self.stats.queue_pkt_ns += dt * len as u128;
+        let mut t = self.last_change_ns;
+        while t < now && len > 0 {
+            let bin = (t / BUSY_BIN_NS) as usize;
+            let end = ((bin as Nanos + 1) * BUSY_BIN_NS).min(now);
+            if self.stats.queue_per_bin_pkt_ns.len() <= bin {
+                self.stats.queue_per_bin_pkt_ns.resize(bin + 1, 0);
+            }
+            self.stats.queue_per_bin_pkt_ns[bin] += (end - t) as u128 * len as u128;
+            t = end;
+        }
         let slot = len.min(self.stats.queue_time_ns.len() - 1);
         self.stats.queue_time_ns[slot] += dt;
         self.last_change_ns = now;

@@ -71,6 +71,8 @@ pub struct FlowResult {
     /// The flow's configured size (None: it ran for a duration).
     pub bytes_target: Option<u64>,
     pub bytes_delivered: u64,
+    /// Bytes delivered in each [`super::link::BUSY_BIN_NS`] of the run.
+    pub delivered_per_bin: Vec<u64>,
     /// When the last byte reached the client (bytes flows).
     pub completed_ns: Option<Nanos>,
     /// When a duration flow stopped.
@@ -95,6 +97,9 @@ pub struct FlowResult {
     pub cwnd_series: Vec<(Nanos, usize)>,
     /// The controller's slow-start exit (time, cwnd bytes), vegas-cc only.
     pub slow_start_exit: Option<(Nanos, usize)>,
+    /// The coexistence mechanism's switches (time, mode from then on),
+    /// Vegas family only.
+    pub mode_switches: Vec<(Nanos, vegas_cc::vegas::CoexistMode)>,
     /// What the server's controller saw (vegas-cc algorithms).
     pub trace: Option<TraceData>,
 }
@@ -191,6 +196,8 @@ struct Flow {
     /// Response bytes the server still has to hand to quiche.
     to_send: Option<u64>,
     received: u64,
+    /// Bytes received in each [`super::link::BUSY_BIN_NS`] of the run.
+    received_per_bin: Vec<u64>,
     completed_ns: Option<Nanos>,
     stopped_ns: Option<Nanos>,
     /// Receiver ACK policy state: packets since the last ACK was allowed,
@@ -529,6 +536,7 @@ impl Simulator {
             request_flushed: false,
             to_send: None,
             received: 0,
+            received_per_bin: Vec::new(),
             completed_ns: None,
             stopped_ns: None,
             unacked_pkts: 0,
@@ -634,6 +642,7 @@ impl Simulator {
                     start_ns: f.start_ns,
                     bytes_target: f.bytes_target,
                     bytes_delivered: f.received,
+                    delivered_per_bin: std::mem::take(&mut f.received_per_bin),
                     completed_ns: f.completed_ns,
                     stopped_ns: f.stopped_ns,
                     retransmitted_bytes: stats.as_ref().map_or(0, |s| s.stream_retrans_bytes),
@@ -653,6 +662,17 @@ impl Simulator {
                             } => Some((to_nanos(now.saturating_duration_since(base)), *cwnd_bytes)),
                             _ => None,
                         })
+                    }),
+                    mode_switches: trace.as_ref().map_or_else(Vec::new, |t| {
+                        t.events
+                            .iter()
+                            .filter_map(|e| match e {
+                                ControllerEvent::ModeChange { now, mode, .. } => {
+                                    Some((to_nanos(now.saturating_duration_since(base)), *mode))
+                                }
+                                _ => None,
+                            })
+                            .collect()
                     }),
                     trace,
                 }
@@ -1040,6 +1060,11 @@ impl Simulator {
             while let Ok((n, fin)) = conn.stream_recv(STREAM_ID, &mut self.buf) {
                 if f.stopped_ns.is_none() {
                     f.received += n as u64;
+                    let bin = (now / super::link::BUSY_BIN_NS) as usize;
+                    if f.received_per_bin.len() <= bin {
+                        f.received_per_bin.resize(bin + 1, 0);
+                    }
+                    f.received_per_bin[bin] += n as u64;
                 }
                 if fin && f.completed_ns.is_none() {
                     f.completed_ns = Some(now);

@@ -49,6 +49,7 @@
 
 use serde::Serialize;
 use vegas_cc::events::ReductionCause;
+use vegas_cc::vegas::CoexistMode;
 use vegas_cc::ControllerEvent;
 
 use super::net::FlowResult;
@@ -83,6 +84,36 @@ pub struct FlowReport {
     pub base_rtt_ms: Option<f64>,
     /// The flow neither completed nor reached its duration.
     pub unfinished: bool,
+    /// Vegas family: seconds of the flow's active time in each mode of the
+    /// coexistence mechanism (`vegas_cc::vegas::coexist`); null otherwise.
+    pub delay_mode_s: Option<f64>,
+    pub competitive_mode_s: Option<f64>,
+    /// Its switches: seconds from the flow's start, and the mode from then.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mode_switches: Vec<ModeSwitch>,
+}
+
+/// One switch of the coexistence mechanism.
+#[derive(Debug, Serialize)]
+pub struct ModeSwitch {
+    pub at_s: f64,
+    pub mode: &'static str,
+}
+
+/// Seconds in delay and in competitive mode between `start` and `end`.
+fn mode_times(switches: &[(Nanos, CoexistMode)], start: Nanos, end: Nanos) -> (f64, f64) {
+    let (mut delay, mut competitive) = (0, 0);
+    let mut mode = CoexistMode::Delay;
+    let mut from = start;
+    for &(t, next) in switches.iter().chain([(end, CoexistMode::Delay)].iter()) {
+        let t = t.clamp(from, end);
+        match mode {
+            CoexistMode::Delay => delay += t - from,
+            CoexistMode::Competitive => competitive += t - from,
+        }
+        (mode, from) = (next, t);
+    }
+    (secs(delay), secs(competitive))
 }
 
 #[derive(Debug, Serialize)]
@@ -127,6 +158,59 @@ pub struct Report {
     pub flows: Vec<FlowReport>,
     pub links: Vec<LinkReport>,
     pub background: Option<BackgroundReport>,
+    /// Time series (`vegas-lab run --series`): null otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<Series>,
+}
+
+/// Per-bin time series of a run, for measurements over part of it.
+#[derive(Debug, Serialize)]
+pub struct Series {
+    /// The width of a bin in seconds (bin k covers [k, k + 1) x bin_s).
+    pub bin_s: f64,
+    /// Bytes each flow of `flows` delivered in each bin.
+    pub delivered_bytes: Vec<Vec<u64>>,
+    /// The bottleneck's mean waiting queue (packets) and utilization in
+    /// each bin.
+    pub bottleneck_queue_pkts: Vec<f64>,
+    pub bottleneck_utilization: Vec<f64>,
+}
+
+/// The time series of `result` ([`Series`]).
+pub fn series(result: &SimResult) -> Series {
+    let bin = super::link::BUSY_BIN_NS;
+    let bins = (result.sim_ns.div_ceil(bin)) as usize;
+    let per_bin = |v: &[u64]| {
+        let mut v = v.to_vec();
+        v.resize(bins, 0);
+        v
+    };
+    let bottleneck = result
+        .links
+        .iter()
+        .find(|(name, _, _)| name == "bottleneck")
+        .map(|(_, _, s)| s);
+    let (queue, utilization) = bottleneck.map_or((vec![], vec![]), |s| {
+        (
+            (0..bins)
+                .map(|k| s.queue_per_bin_pkt_ns.get(k).copied().unwrap_or(0) as f64 / bin as f64)
+                .collect(),
+            (0..bins)
+                .map(|k| s.busy_per_bin_ns.get(k).copied().unwrap_or(0) as f64 / bin as f64)
+                .collect(),
+        )
+    });
+    Series {
+        bin_s: secs(bin),
+        delivered_bytes: result
+            .flows
+            .iter()
+            .filter(|f| !f.background)
+            .map(|f| per_bin(&f.delivered_per_bin))
+            .collect(),
+        bottleneck_queue_pkts: queue,
+        bottleneck_utilization: utilization,
+    }
 }
 
 fn secs(ns: Nanos) -> f64 {
@@ -254,6 +338,8 @@ fn flow_report(f: &FlowResult, run_end: Nanos, mds: usize) -> FlowReport {
         .map(|(t, c)| (*t, *c as f64 / mds as f64))
         .collect();
     let (ss_exit_s, ss_exit_cwnd) = slow_start_exit(f, mds);
+    let family = f.trace.is_some() && is_vegas_family(f.algorithm);
+    let (delay_s, competitive_s) = mode_times(&f.mode_switches, f.start_ns, end);
     FlowReport {
         id: f.id,
         algorithm: f.algorithm,
@@ -281,6 +367,16 @@ fn flow_report(f: &FlowResult, run_end: Nanos, mds: usize) -> FlowReport {
         p95_rtt_ms: f.rtt.quantile_ns(0.95).map(|r| r as f64 / 1e6),
         base_rtt_ms: base_rtt.map(|r| r as f64 / 1e6),
         unfinished: f.completed_ns.is_none() && f.stopped_ns.is_none(),
+        delay_mode_s: family.then_some(delay_s),
+        competitive_mode_s: family.then_some(competitive_s),
+        mode_switches: f
+            .mode_switches
+            .iter()
+            .map(|(t, mode)| ModeSwitch {
+                at_s: secs(t.saturating_sub(f.start_ns)),
+                mode: mode.as_str(),
+            })
+            .collect(),
     }
 }
 
@@ -357,6 +453,7 @@ pub fn report(scenario: &Scenario, result: &SimResult, wall_seconds: f64) -> Rep
             completed: bg.iter().filter(|f| f.completed_ns.is_some()).count(),
             bytes_delivered: bg.iter().map(|f| f.bytes_delivered).sum(),
         }),
+        series: None,
     }
 }
 

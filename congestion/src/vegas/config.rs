@@ -271,6 +271,10 @@ pub struct VegasConfig {
     /// drives its route-change recovery), half a packet by default
     /// ([`crate::vegas_a::VEGAS_A_TREND_RESOLUTION_PKTS`]).
     pub trend_resolution_pkts: f64,
+    /// Coexistence with buffer-filling flows ([`super::coexist`]): switch
+    /// to a CUBIC window while Vegas's backoffs are taken by another flow,
+    /// and back once the queue empties. On by default, off in paper mode.
+    pub coexist: bool,
     /// Vegas or Gallop-Vegas slow start.
     pub slow_start: SlowStartKind,
     /// Vegas or Vegas-A congestion avoidance.
@@ -309,6 +313,7 @@ impl VegasConfig {
             whole_datagrams: true,
             round_diff: false,
             trend_resolution_pkts: 0.0,
+            coexist: false,
             slow_start: SlowStartKind::Vegas,
             avoidance: AvoidanceKind::Vegas,
             alpha_beta: AlphaBetaSource::Fixed,
@@ -405,6 +410,7 @@ impl VegasConfig {
             pto_response: paper.pto_response,
             whole_datagrams: paper.whole_datagrams,
             trend_resolution_pkts: paper.trend_resolution_pkts,
+            coexist: paper.coexist,
             ..self
         }
     }
@@ -528,6 +534,7 @@ impl Default for VegasConfig {
             // 1.0 s for 300 KB (tests/hostile_network.rs's path).
             pto_response: PtoResponse::Ignore,
             trend_resolution_pkts: crate::vegas_a::VEGAS_A_TREND_RESOLUTION_PKTS,
+            coexist: true,
             ..VegasConfig::paper()
         }
     }

@@ -3,6 +3,7 @@
 //! after the last decrease.
 
 use super::*;
+use coexist::LossAnswer;
 
 impl Vegas {
     /// III-A: was this packet sent after the last window decrease?
@@ -66,15 +67,43 @@ impl Vegas {
         }
         let was_slow_start = self.in_slow_start();
         let cwnd_before_bytes = self.window.cwnd_bytes;
-        self.window.reduce(self.config.loss_reduction_factor);
+        let min_window_bytes = self.min_window_bytes();
+        match self.coexist.competitive_loss(
+            now,
+            cwnd_before_bytes,
+            largest_lost_pkt_num,
+            min_window_bytes,
+        ) {
+            // Competitive mode: CUBIC's decrease (RFC 9438 4.6).
+            Some(LossAnswer::Reduce(cwnd_bytes)) => {
+                self.window.cwnd_bytes = cwnd_bytes;
+                self.window.ssthresh_bytes = cwnd_bytes;
+            }
+            Some(LossAnswer::Ignore) => return,
+            None => self.window.reduce(self.config.loss_reduction_factor),
+        }
         self.recovery_cause = Some(ReductionCause::Loss);
         self.mark_reduction();
         self.push_reduction(now, ReductionCause::Loss, cwnd_before_bytes, was_slow_start);
+        if self.config.coexist && !was_slow_start && self.coexist.mode() == CoexistMode::Delay {
+            if let CoexistStep::Compete {
+                cwnd_bytes,
+                evidence,
+            } = self.coexist.on_delay_loss(
+                now,
+                self.sampler.latest_rtt().unwrap_or(Duration::ZERO),
+                cwnd_before_bytes,
+                self.window.max_datagram_size,
+            ) {
+                self.start_competing(now, cwnd_bytes, evidence);
+            }
+        }
     }
 
     pub(super) fn on_persistent_congestion(&mut self, now: Instant) {
         let was_slow_start = self.in_slow_start();
         let cwnd_before_bytes = self.window.cwnd_bytes;
+        self.stop_competing(now, cwnd_before_bytes);
         self.window.collapse();
         self.recovery_cause = None;
         self.mark_reduction();

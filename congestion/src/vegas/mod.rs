@@ -168,6 +168,7 @@ use crate::Phase;
 use crate::SentPacket;
 
 mod avoidance;
+pub mod coexist;
 mod config;
 mod drain;
 mod loss;
@@ -176,6 +177,11 @@ pub mod paper;
 mod records;
 mod slow_start;
 
+pub use coexist::CoexistMode;
+use coexist::CoexistStep;
+pub use coexist::Coexistence;
+use coexist::RoundObservation;
+use coexist::SwitchEvidence;
 pub use config::*;
 use drain::BaseRttProbe;
 use paper::SlowStartRound;
@@ -211,6 +217,15 @@ enum SlowStart {
 enum Avoidance {
     Vegas,
     VegasA(VegasA),
+}
+
+/// The phase and thresholds a round was judged by, as its decision record
+/// shows them.
+#[derive(Clone, Copy, Debug)]
+struct Judged {
+    phase: Phase,
+    alpha_pkts: f64,
+    beta_pkts: f64,
 }
 
 /// TCP Vegas and its family (module documentation).
@@ -256,6 +271,8 @@ pub struct Vegas {
     /// one was sent under that phase's window changes, and its Actual is
     /// not the path's.
     skip_next_delivery: bool,
+    /// Coexistence with buffer-filling flows ([`coexist`]).
+    coexist: Coexistence,
     events: EventQueue,
 }
 
@@ -298,6 +315,7 @@ impl Vegas {
             recent_delivery: [None; PACING_CAP_ROUNDS],
             pacing_cap_bytes_per_sec: None,
             skip_next_delivery: false,
+            coexist: Coexistence::default(),
             events: EventQueue::default(),
         })
     }
@@ -344,6 +362,11 @@ impl Vegas {
             Avoidance::VegasA(vegas_a) => Some(vegas_a),
             Avoidance::Vegas => None,
         }
+    }
+
+    /// The coexistence mechanism's mode ([`coexist`]).
+    pub fn coexist_mode(&self) -> CoexistMode {
+        self.coexist.mode()
     }
 
     /// Gallop-Vegas state (incr, maxincr, status), with Gallop slow start.
@@ -400,13 +423,24 @@ impl Vegas {
         }
         self.select_gamma(round.base_rtt);
         let phase = self.phase();
-        let (alpha_pkts, beta_pkts) = (self.alpha_pkts, self.beta_pkts);
+        // The phase and thresholds the round was judged by (Vegas-A may
+        // move them).
+        let judged = Judged {
+            phase,
+            alpha_pkts: self.alpha_pkts,
+            beta_pkts: self.beta_pkts,
+        };
         let round_rtt = if self.in_slow_start() {
             round.slow_start_round_rtt
         } else {
             round.round_rtt
         };
         let diff = self.round_diff(round, round_rtt);
+        if self.coexist.mode() == CoexistMode::Competitive {
+            let action = self.competitive_round(now, round_rtt, &diff);
+            self.record_decision(now, round, round_rtt, &diff, action, judged);
+            return;
+        }
         let action = if self.base_rtt_probe_round(now, round, round_rtt, &diff) {
             Action::BaseRttProbe
         } else if self.in_slow_start() {
@@ -420,6 +454,36 @@ impl Vegas {
         } else {
             self.decrease_streak = 0;
         }
+        let cwnd_before_bytes = self.round_start_cwnd_bytes;
+        self.record_decision(now, round, round_rtt, &diff, action, judged);
+        if self.config.coexist && phase == Phase::CongestionAvoidance {
+            let obs = self.observation(now, round_rtt, &diff, action, cwnd_before_bytes);
+            if let CoexistStep::Compete {
+                cwnd_bytes,
+                evidence,
+            } = self.coexist.on_delay_round(&obs)
+            {
+                self.start_competing(now, cwnd_bytes, evidence);
+            }
+        }
+    }
+
+    /// Records the round's decision; the next round starts from the window
+    /// now.
+    fn record_decision(
+        &mut self,
+        now: Instant,
+        round: &RoundSample,
+        round_rtt: Duration,
+        diff: &RoundDiff,
+        action: Action,
+        judged: Judged,
+    ) {
+        let Judged {
+            phase,
+            alpha_pkts,
+            beta_pkts,
+        } = judged;
         self.record_round(RoundDecision {
             now,
             base_rtt: round.base_rtt,
@@ -440,6 +504,111 @@ impl Vegas {
         });
         self.round_start_cwnd_bytes = self.window.cwnd_bytes;
     }
+
+    /// What the coexistence mechanism reads of a finished round.
+    fn observation(
+        &self,
+        now: Instant,
+        round_rtt: Duration,
+        diff: &RoundDiff,
+        action: Action,
+        cwnd_before_bytes: usize,
+    ) -> RoundObservation {
+        RoundObservation {
+            now,
+            round_rtt,
+            base_rtt: self.sampler.base_rtt().unwrap_or(round_rtt),
+            actual_bytes_per_sec: diff.actual_bytes_per_sec,
+            action,
+            cwnd_before_bytes,
+            max_datagram_size: self.window.max_datagram_size,
+        }
+    }
+
+    /// Delay mode -> competitive mode with `cwnd_bytes` (never lower than
+    /// the window now): a drain in progress ends, the pacing cap goes.
+    fn start_competing(&mut self, now: Instant, cwnd_bytes: usize, evidence: SwitchEvidence) {
+        let before = self.window.cwnd_bytes;
+        self.window.cwnd_bytes = cwnd_bytes.max(before);
+        self.window.ssthresh_bytes = self.window.ssthresh_bytes.min(self.window.cwnd_bytes);
+        self.round_start_cwnd_bytes = self.window.cwnd_bytes;
+        self.probe = None;
+        self.decrease_streak = 0;
+        self.clear_pacing_cap();
+        self.record_mode_change(now, CoexistMode::Competitive, evidence, before);
+    }
+
+    /// A round in competitive mode: the return test's steps; CUBIC grows
+    /// the window per ACK.
+    fn competitive_round(&mut self, now: Instant, round_rtt: Duration, diff: &RoundDiff) -> Action {
+        let obs = self.observation(
+            now,
+            round_rtt,
+            diff,
+            Action::Compete,
+            self.round_start_cwnd_bytes,
+        );
+        let floor = self.config.rtt_resolution.unwrap_or(Duration::ZERO);
+        let step = self.coexist.on_competitive_round(
+            &obs,
+            self.window.cwnd_bytes,
+            self.min_window_bytes(),
+            floor,
+        );
+        match step {
+            CoexistStep::Stay | CoexistStep::Compete { .. } => {
+                if self.coexist.testing() {
+                    Action::ReturnTest
+                } else {
+                    Action::Compete
+                }
+            }
+            CoexistStep::TestDrain { cwnd_bytes } => {
+                self.lower_cwnd(cwnd_bytes);
+                Action::ReturnTest
+            }
+            CoexistStep::Restore { cwnd_bytes } => {
+                self.window.cwnd_bytes = self.window.cwnd_bytes.max(cwnd_bytes);
+                Action::Compete
+            }
+            CoexistStep::Return {
+                cwnd_bytes,
+                base_rtt,
+                evidence,
+            } => {
+                let before = self.window.cwnd_bytes;
+                // The pipe at our rate plus alpha: Vegas's equilibrium.
+                let alpha_bytes = (self.alpha_pkts * self.window.max_datagram_size as f64) as usize;
+                self.lower_cwnd(cwnd_bytes + alpha_bytes);
+                self.sampler.reset_base_rtt(now, base_rtt);
+                self.last_probe = Some(now);
+                self.decrease_streak = 0;
+                self.clear_pacing_cap();
+                self.skip_next_delivery = true;
+                if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
+                    vegas_a.forget_actual();
+                }
+                self.record_mode_change(now, CoexistMode::Delay, evidence, before);
+                Action::ReturnTest
+            }
+        }
+    }
+
+    /// Back to delay mode without a test (a new path, persistent
+    /// congestion).
+    fn stop_competing(&mut self, now: Instant, cwnd_before_bytes: usize) {
+        let was_competing = self.coexist.mode() == CoexistMode::Competitive;
+        self.coexist.reset();
+        if was_competing {
+            let evidence = SwitchEvidence {
+                count: 0,
+                queue_delay: Duration::ZERO,
+                base_rtt: self.sampler.base_rtt().unwrap_or(Duration::ZERO),
+                rtt_change_secs: 0.0,
+            };
+            self.record_mode_change(now, CoexistMode::Delay, evidence, cwnd_before_bytes);
+        }
+    }
 }
 
 impl Controller for Vegas {
@@ -454,11 +623,13 @@ impl Controller for Vegas {
     fn on_packet_sent(&mut self, _now: Instant, packet: &SentPacket) {
         self.largest_sent_pkt_num = Some(packet.pkt_num);
         self.sampler.on_packet_sent(packet, self.window.cwnd_bytes);
+        self.coexist.on_packet_sent(packet.pkt_num);
     }
 
     fn on_ack_event(&mut self, event: &AckEvent<'_>) {
         if let Some(largest_lost) = event.lost.last() {
             self.on_loss(event.now, largest_lost.pkt_num);
+            self.coexist.count_lost(event.lost.len());
         }
         if event.persistent_congestion {
             self.on_persistent_congestion(event.now);
@@ -472,6 +643,14 @@ impl Controller for Vegas {
             if acked_after_reduction {
                 // Recovery is over; measure a fresh round from here.
                 self.recovery_cause = None;
+                if let Some(cwnd_bytes) = self
+                    .coexist
+                    .on_recovery_end(event.now, self.window.max_datagram_size)
+                {
+                    // A spurious competitive loss episode: undone.
+                    self.window.cwnd_bytes = self.window.cwnd_bytes.max(cwnd_bytes);
+                    self.window.ssthresh_bytes = self.window.cwnd_bytes;
+                }
                 self.round_start_cwnd_bytes = self.window.cwnd_bytes;
                 self.sampler.restart_round();
             }
@@ -480,6 +659,14 @@ impl Controller for Vegas {
         if self.in_slow_start() {
             let acked_bytes = event.acked.iter().map(|p| p.size_bytes).sum();
             self.slow_start_on_ack(event.now, acked_bytes);
+        } else if self.coexist.mode() == CoexistMode::Competitive {
+            let acked_bytes = event.acked.iter().map(|p| p.size_bytes).sum();
+            self.window.cwnd_bytes = self.coexist.competitive_window(
+                event.now,
+                self.window.cwnd_bytes,
+                acked_bytes,
+                event.smoothed_rtt,
+            );
         }
         if let Some(round) = round {
             self.on_round_end(event.now, &round);
@@ -509,6 +696,7 @@ impl Controller for Vegas {
 
     fn on_path_change(&mut self, now: Instant) {
         // RFC 9000 section 9.4: reset the congestion controller.
+        self.stop_competing(now, self.window.cwnd_bytes);
         self.sampler.on_path_change();
         self.probe = None;
         self.last_probe = None;

@@ -102,6 +102,17 @@ impl Vegas {
     /// The pacing rate ([`Controller::pacing_rate_bytes_per_sec`]).
     pub(super) fn pacing_rate(&self, smoothed_rtt: Duration) -> Option<u64> {
         let gain = self.config.pacing_gain?;
+        if self.coexist.mode() == CoexistMode::Competitive
+            && !self.coexist.testing()
+            && !smoothed_rtt.is_zero()
+        {
+            // Competitive mode paces as RFC 9002 7.7 (a CUBIC window).
+            let rate = coexist::COMPETITIVE_PACING_GAIN * self.window.cwnd_bytes as f64
+                / smoothed_rtt.as_secs_f64();
+            return Some((rate as u64).max(crate::min_pacing_rate_bytes_per_sec(
+                self.window.max_datagram_size,
+            )));
+        }
         // Slow start keeps the smoothed RTT: its Diff is judged on the
         // queue a doubling builds (III-C), which pacing a window over the
         // longer credit cycle would hide until the next doubling overflows

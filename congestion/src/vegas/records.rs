@@ -60,4 +60,25 @@ impl Vegas {
     pub(super) fn record_gallop_update(&mut self, update: ControllerEvent) {
         self.record(update);
     }
+
+    /// The coexistence mechanism switched to `mode` from a window of
+    /// `cwnd_before_bytes`.
+    pub(super) fn record_mode_change(
+        &mut self,
+        now: Instant,
+        mode: CoexistMode,
+        evidence: SwitchEvidence,
+        cwnd_before_bytes: usize,
+    ) {
+        self.record(ControllerEvent::ModeChange {
+            now,
+            mode,
+            evidence_count: evidence.count,
+            queue_delay: evidence.queue_delay,
+            base_rtt: evidence.base_rtt,
+            rtt_change_secs: evidence.rtt_change_secs,
+            cwnd_before_bytes,
+            cwnd_after_bytes: self.window.cwnd_bytes,
+        });
+    }
 }

@@ -1,0 +1,1083 @@
+//! Coexistence with buffer-filling flows (not in the papers): the Vegas
+//! family's answer to a CUBIC, Reno or BBR flow on the same bottleneck.
+//!
+//! A Vegas flow backs off whenever its own queue (Diff) exceeds beta. Beside
+//! a flow that grows until the buffer overflows, every backoff is taken by
+//! the other flow, and Vegas settles at the window whose own queue is
+//! alpha..beta packets of a queue it does not own: 2-10% of the link. No
+//! single round tells this apart from sharing with other Vegas flows (each
+//! flow's Diff is Actual x queueing delay either way); what differs is
+//! whether backing off works. This module watches exactly that, as CDG's
+//! ineffectual-backoff detection does (Hayes & Armitage 2011, Linux
+//! `tcp_cdg.c`), and competes with a loss-based window while backing off
+//! would not be answered.
+//!
+//! Two modes, one struct owning their state ([`Coexistence`]):
+//!
+//! - **Delay** (Vegas as configured). Two kinds of evidence that someone
+//!   else fills the buffer, each counted only while at least
+//!   [`QUEUE_FRACTION`] of the path's BaseRTT is queued (BaseRTT as the
+//!   lowest of the last [`PATH_BASE_MEMORY`]: the route check may have
+//!   raised Vegas's own to the other flow's queue):
+//!   - an *ineffective backoff episode*: a run of rounds in which Vegas
+//!     lowered its window (-1 steps, a BaseRTT drain) from a queue of at
+//!     least two packets, judged [`TAIL_ROUNDS`] rounds after it by the
+//!     lowest round RTT since its first round. The backoff was effective
+//!     when that RTT is at least one of our packets (max_datagram_size /
+//!     Actual) below the RTT of the episode's first round: alone, with
+//!     other Vegas flows (who back off too) and after a route change (our
+//!     own queue still drains) it is; beside a buffer-filling flow the
+//!     queue holds or grows whatever we do;
+//!   - a *congestive loss*: a loss in congestion avoidance with the latest
+//!     RTT sample that far above BaseRTT: a random loss comes at whatever
+//!     queue Vegas keeps, an overflow at a full buffer.
+//!
+//!   [`EVIDENCE_EVENTS`] of them in a row, each within [`EVIDENCE_MEMORY`]
+//!   of the previous one, switch to competitive mode if one was a loss or
+//!   the last left [`DEEP_QUEUE_FRACTION`] of BaseRTT queued; an effective
+//!   episode clears them. Within [`SHADOW_MEMORY`] of a return, one event
+//!   switches back.
+//! - **Competitive**. The window is CUBIC's (RFC 9438, [`CubicWindow`]), as
+//!   quiche runs it: starting as if CUBIC had lost a packet at the largest
+//!   window of the evidence run (the window we had before the other flow
+//!   took it; CDG's shadow window serves the same purpose), or resuming the
+//!   window of the last competitive period. Vegas's round decisions,
+//!   BaseRTT drains and route-change checks pause; the flow paces at
+//!   [`COMPETITIVE_PACING_GAIN`] x cwnd / smoothed RTT.
+//!   - Losses: CUBIC's reduction, undone when recovery ends if the episode
+//!     lost fewer than [`SPURIOUS_LOSS_FRACTION`] of the window (quiche's
+//!     CUBIC, the usual other flow of a QUIC path, does exactly this: a
+//!     flow that kept every reduction beside it starved).
+//!   - A *return test* lowers the window to the pipe at our own rate
+//!     (Actual x the BaseRTT frozen at the switch) for
+//!     [`RETURN_TEST_ROUNDS`] rounds, one to drain and the rest to measure.
+//!     If the queue then empties (round RTT within [`return_tolerance`] of
+//!     BaseRTT) nobody else holds a queue: back to delay mode with the
+//!     window at that pipe plus alpha. Otherwise the CUBIC window is
+//!     restored. A test starts at the end of the first loss recovery after
+//!     [`RETURN_TEST_INTERVAL`] (the buffer overflow every competing family
+//!     flow sees: they test together), at twice the interval without one,
+//!     or at once when the queue halves in a round we did not cut in
+//!     (another family flow testing), so that family flows left competing
+//!     with each other drain together and find the empty queue.
+//!
+//! Both switches are decision records ([`crate::ControllerEvent::ModeChange`])
+//! carrying the evidence they used. Why this design and not Copa's mode
+//! switch, Nimbus's pulses, Compound's delay window or Feng & Vanichpun's
+//! alpha/beta: `docs/coexistence.md`.
+//!
+//! Interpretation choices and limits:
+//! - BaseRTT for the return test is the path's when the evidence run
+//!   began. A path that really got longer while competing keeps the flow
+//!   competitive until [`STALE_BASE_TESTS`] return tests in a row found the
+//!   same floor (a loss-based flow's queue moves from test to test; a
+//!   longer path does not).
+//! - A route change is told from a competitor by the windowed BaseRTT's
+//!   route check (the drain finds the longer path and BaseRTT follows it).
+//!   With a lifetime BaseRTT (`base_rtt_window_ms=0`) a longer path's delay
+//!   is a queue no backoff lowers, and the flow competes for it.
+//! - A return test that finds the queue empty just after the other flow's
+//!   own reduction returns too early; the next evidence then resumes the
+//!   competitive window at once ([`SHADOW_MEMORY`]).
+//! - Against quiche's CUBIC the flow is as aggressive as that CUBIC; against
+//!   a Reno that keeps every reduction it is more aggressive than Reno
+//!   (CUBIC is).
+
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::cubic::CubicWindow;
+use crate::cubic::CUBIC_BETA;
+use crate::events::Action;
+
+/// Evidence events in a row that switch to competitive mode. A route
+/// change gives one (the drain finds the longer path), a newcomer's slow
+/// start one or two; a buffer-filling flow one per route check or loss.
+/// Our choice, from `docs/coexistence.md`.
+pub const EVIDENCE_EVENTS: u32 = 3;
+
+/// An evidence event counts towards the run only if it came within this
+/// long of the previous one. Our choice: a Vegas flow beside a
+/// buffer-filling one backs off at least every route check (six rounds).
+pub const EVIDENCE_MEMORY: Duration = Duration::from_secs(10);
+
+/// The path's BaseRTT as the mechanism sees it: the lowest BaseRTT of the
+/// last this long. Vegas's own BaseRTT may be raised by its route check,
+/// which a buffer-filling flow's standing queue fools as a longer path
+/// does. Our choice: a few of the route check's windows.
+pub const PATH_BASE_MEMORY: Duration = Duration::from_secs(30);
+
+/// A backoff episode is judged after at most this many rounds: the
+/// route check's four decreases and its two-round drain.
+pub const EPISODE_ROUNDS: u32 = 6;
+
+/// Rounds after the last backoff round that still count for its
+/// episode: a window lowered at the end of a round shows in the RTTs of
+/// the round after the next (its ACK clock and pacing lag a round).
+pub const TAIL_ROUNDS: u32 = 2;
+
+/// Evidence needs a queueing delay above this fraction of BaseRTT (at a
+/// loss, or left after a backoff): a Vegas flow alone keeps alpha..beta
+/// packets, below a quarter of the pipe on any path of 16 packets or more,
+/// and a few Vegas flows on a path of 100 packets or more keep less. Our
+/// choice (YeAH counts an RTT above 1/8 of BaseRTT as queued).
+pub const QUEUE_FRACTION: f64 = 0.25;
+
+/// Without a congestive loss in the run, the queue left after the last
+/// ineffective backoff must be at least this fraction of BaseRTT: BBR in a
+/// deep buffer keeps about a BDP queued without overflowing it, while
+/// Vegas-A flows that raised their thresholds together hold half a BDP on
+/// the ten-flow path (`scale-ten-flows`). Our choice.
+pub const DEEP_QUEUE_FRACTION: f64 = 0.75;
+
+/// Time between return tests in competitive mode: once it has passed, the
+/// next test starts when recovery from a loss episode ends (the buffer
+/// overflowed, so every flow of the family competing there tests at about
+/// the same time), or at twice the interval without one. Our choice: at
+/// most four seconds of the five within which the flow should be back at
+/// alpha..beta after the other flow left.
+pub const RETURN_TEST_INTERVAL: Duration = Duration::from_secs(2);
+
+/// A return test joined because the queue halved comes at least this long
+/// after the flow's previous test. Our choice.
+pub const JOIN_SPACING: Duration = Duration::from_secs(1);
+
+/// Rounds a return test lasts: one to drain, then the rounds measured
+/// (two, so that the tests of flows that joined a round late overlap).
+pub const RETURN_TEST_ROUNDS: u8 = 3;
+
+/// Return tests in a row that found the same queue-free floor above the
+/// frozen BaseRTT before that floor is taken as the path's (a longer path,
+/// not a competitor's queue).
+pub const STALE_BASE_TESTS: u32 = 8;
+
+/// A family flow testing at once when the queue fell by this fraction in a
+/// round it did not cut in (module documentation). Our choice.
+pub const JOIN_DROP_FRACTION: f64 = 0.5;
+
+/// RFC 9002 section 7.7: pace at 1.25 x cwnd / smoothed RTT, so that the
+/// window can grow (the family's own gain of 1 never sends faster than its
+/// window per period).
+pub const COMPETITIVE_PACING_GAIN: f64 = 1.25;
+
+/// Which of the two modes the flow is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CoexistMode {
+    /// Vegas as configured.
+    Delay,
+    /// A loss-based (CUBIC) window beside a buffer-filling flow.
+    Competitive,
+}
+
+impl CoexistMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CoexistMode::Delay => "delay",
+            CoexistMode::Competitive => "competitive",
+        }
+    }
+}
+
+/// What one finished round tells the mechanism.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundObservation {
+    pub now: Instant,
+    /// The round's RTT (the sampler's, as Diff used it).
+    pub round_rtt: Duration,
+    pub base_rtt: Duration,
+    pub actual_bytes_per_sec: f64,
+    /// What Vegas decided for this round (delay mode).
+    pub action: Action,
+    pub cwnd_before_bytes: usize,
+    pub max_datagram_size: usize,
+}
+
+/// The evidence behind a switch (the decision record's fields).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SwitchEvidence {
+    /// Evidence events in the run (to competitive), or return tests in
+    /// competitive mode (to delay).
+    pub count: u32,
+    /// The queueing delay the last event or test measured: its RTT minus
+    /// BaseRTT.
+    pub queue_delay: Duration,
+    /// BaseRTT the queueing delay is measured from.
+    pub base_rtt: Duration,
+    /// How far the last backoff lowered the RTT, in seconds (negative: it
+    /// rose; 0 for a loss), or the test's tolerance.
+    pub rtt_change_secs: f64,
+}
+
+/// What the owner does after a round or a loss.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CoexistStep {
+    /// Nothing changes.
+    Stay,
+    /// Switch to competitive mode with this window.
+    Compete {
+        cwnd_bytes: usize,
+        evidence: SwitchEvidence,
+    },
+    /// A return test drains to this window for two rounds.
+    TestDrain { cwnd_bytes: usize },
+    /// Back to the competitive window (a test found a queue, or a loss
+    /// reduction the other flow did not match is undone).
+    Restore { cwnd_bytes: usize },
+    /// Back to delay mode with this window; `base_rtt` is the floor the
+    /// test measured.
+    Return {
+        cwnd_bytes: usize,
+        base_rtt: Duration,
+        evidence: SwitchEvidence,
+    },
+}
+
+/// A backoff episode in progress (module documentation).
+#[derive(Clone, Copy, Debug)]
+struct Episode {
+    start_rtt: Duration,
+    /// Lowest round RTT after the first round of the episode.
+    min_rtt: Duration,
+    /// Rounds of backoff, and rounds since the last one.
+    backoff_rounds: u32,
+    tail_rounds: u32,
+    start_cwnd_bytes: usize,
+    base_rtt: Duration,
+}
+
+/// Delay mode: the run of evidence.
+#[derive(Clone, Copy, Debug, Default)]
+struct EvidenceRun {
+    episode: Option<Episode>,
+    events: u32,
+    last_event: Option<Instant>,
+    /// BaseRTT when the run began (before a route check could raise it).
+    base_rtt: Option<Duration>,
+    /// The largest window the run saw.
+    peak_cwnd_bytes: usize,
+    /// One of the run's events was a congestive loss.
+    loss_seen: bool,
+    loss_seen_now: bool,
+    /// The last congestion-avoidance round: (RTT, the path's BaseRTT).
+    last_round: Option<(Duration, Duration)>,
+}
+
+/// A return test in progress.
+#[derive(Clone, Copy, Debug)]
+struct ReturnTest {
+    restore_cwnd_bytes: usize,
+    test_cwnd_bytes: usize,
+    rounds_left: u8,
+    min_rtt: Duration,
+    /// The first packet sent under the test's window: losses of earlier
+    /// ones are the full window's, not news.
+    first_pkt_num: Option<u64>,
+}
+
+/// How competitive mode answers a loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossAnswer {
+    /// CUBIC's reduction to this window.
+    Reduce(usize),
+    /// No reduction (a packet sent before a return test's window).
+    Ignore,
+}
+
+/// A competitive loss episode: the state before its reduction, kept to
+/// undo the reduction if the episode proves spurious.
+#[derive(Clone, Copy, Debug)]
+struct LossEpisode {
+    window: CubicWindow,
+    cwnd_bytes: usize,
+    /// Packets declared lost since the episode began.
+    lost_pkts: usize,
+}
+
+/// A loss episode that lost fewer than this fraction of the window (and
+/// fewer than two packets) was spurious and its reduction is undone when
+/// recovery ends: quiche's CUBIC (`ROLLBACK_THRESHOLD_PERCENT`, after
+/// draft-ietf-tcpm-rfc8312bis-00 section 4.9), which competitive mode
+/// matches, no more and no less aggressive.
+pub const SPURIOUS_LOSS_FRACTION: f64 = 0.2;
+
+/// Fewer packets lost than this in an episode: spurious
+/// ([`SPURIOUS_LOSS_FRACTION`], at least quiche's `MIN_ROLLBACK_THRESHOLD`
+/// of 2).
+pub fn spurious_loss_pkts(cwnd_bytes: usize, max_datagram_size: usize) -> usize {
+    ((cwnd_bytes / max_datagram_size.max(1)) as f64 * SPURIOUS_LOSS_FRACTION).max(2.0) as usize
+}
+
+/// Competitive mode's state.
+#[derive(Clone, Copy, Debug)]
+struct Competing {
+    window: CubicWindow,
+    /// BaseRTT frozen at the switch (module documentation).
+    base_rtt: Duration,
+    /// When the last return test ended (or the switch).
+    last_test: Instant,
+    /// A loss episode's recovery ended after [`RETURN_TEST_INTERVAL`]:
+    /// test at the end of the next round.
+    test_due: bool,
+    test: Option<ReturnTest>,
+    tests: u32,
+    /// The floor the last failed tests found, and how many in a row found
+    /// it (within the tolerance).
+    floor: Option<(Duration, u32)>,
+    /// The last round's RTT.
+    last_round_rtt: Option<Duration>,
+    /// The loss episode in recovery, if any.
+    episode: Option<LossEpisode>,
+    /// Rounds since our own last reduction or test (the queue falls
+    /// after it for our own reasons).
+    quiet_rounds: u32,
+}
+
+/// The coexistence mechanism (module documentation).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Coexistence {
+    run: EvidenceRun,
+    /// The lowest BaseRTT of the last [`PATH_BASE_MEMORY`], and when it
+    /// was seen.
+    path_base: Option<(Duration, Instant)>,
+    competing: Option<Competing>,
+    /// The competitive window when the flow last returned to delay mode,
+    /// and when: a switch back within [`SHADOW_MEMORY`] resumes it.
+    shadow: Option<(Instant, CubicWindow, usize)>,
+}
+
+/// A switch back to competitive mode within this long of a return resumes
+/// the competitive window (CDG's shadow window: a return test that found
+/// the queue empty just after the other flow's reduction must not cost
+/// the share). Our choice: four return-test intervals.
+pub const SHADOW_MEMORY: Duration = Duration::from_secs(10);
+
+/// The queueing delay below which a return test counts the queue as
+/// empty: one packet at our own rate (what a window of exactly the pipe
+/// leaves through rounding), at most an eighth of BaseRTT (a competitor's
+/// queue must not pass for ours when our share is small), and at least
+/// `floor` (the RTT resolution: delay differences below it are the hosts'
+/// scheduling noise).
+pub fn return_tolerance(
+    actual_bytes_per_sec: f64,
+    max_datagram_size: usize,
+    base_rtt: Duration,
+    floor: Duration,
+) -> Duration {
+    packet_time(actual_bytes_per_sec, max_datagram_size)
+        .min(base_rtt / 8)
+        .max(floor)
+}
+
+/// The time one of our packets takes at our own rate.
+fn packet_time(actual_bytes_per_sec: f64, max_datagram_size: usize) -> Duration {
+    if actual_bytes_per_sec > 0.0 {
+        Duration::from_secs_f64((max_datagram_size as f64 / actual_bytes_per_sec).min(3600.0))
+    } else {
+        Duration::MAX
+    }
+}
+
+/// `rtt - base` in seconds, negative below it.
+fn queue_secs(rtt: Duration, base: Duration) -> f64 {
+    rtt.as_secs_f64() - base.as_secs_f64()
+}
+
+impl Coexistence {
+    pub fn mode(&self) -> CoexistMode {
+        if self.competing.is_some() {
+            CoexistMode::Competitive
+        } else {
+            CoexistMode::Delay
+        }
+    }
+
+    /// Whether a return test is draining or measuring.
+    pub fn testing(&self) -> bool {
+        self.competing.is_some_and(|c| c.test.is_some())
+    }
+
+    /// Forget everything (a new path, persistent congestion): delay mode.
+    pub fn reset(&mut self) {
+        *self = Coexistence::default();
+    }
+
+    /// Delay mode, after Vegas decided a congestion-avoidance round: judge
+    /// backoff episodes; [`CoexistStep::Compete`] when the run is long
+    /// enough.
+    pub fn on_delay_round(&mut self, obs: &RoundObservation) -> CoexistStep {
+        let path_base = self.path_base(obs.now, obs.base_rtt);
+        self.run.last_round = Some((obs.round_rtt, path_base));
+        self.run.peak_cwnd_bytes = self.run.peak_cwnd_bytes.max(obs.cwnd_before_bytes);
+        let backoff = matches!(obs.action, Action::Decrease | Action::BaseRttProbe);
+        let new_episode = Episode {
+            start_rtt: obs.round_rtt,
+            min_rtt: Duration::MAX,
+            backoff_rounds: 1,
+            tail_rounds: 0,
+            start_cwnd_bytes: obs.cwnd_before_bytes,
+            base_rtt: path_base,
+        };
+        let Some(episode) = &mut self.run.episode else {
+            if backoff {
+                self.run.episode = Some(new_episode);
+            }
+            return CoexistStep::Stay;
+        };
+        episode.min_rtt = episode.min_rtt.min(obs.round_rtt);
+        if backoff {
+            episode.backoff_rounds += 1;
+            episode.tail_rounds = 0;
+            if episode.backoff_rounds < EPISODE_ROUNDS {
+                return CoexistStep::Stay;
+            }
+        } else {
+            episode.tail_rounds += 1;
+            if episode.tail_rounds < TAIL_ROUNDS {
+                return CoexistStep::Stay;
+            }
+        }
+        // Judged after its tail, or at its length limit (then the backoff
+        // goes on as a new episode from this round).
+        let episode = *episode;
+        self.run.episode = backoff.then_some(new_episode);
+        let one_pkt = packet_time(obs.actual_bytes_per_sec, obs.max_datagram_size).as_secs_f64();
+        let start_queue = queue_secs(episode.start_rtt, episode.base_rtt);
+        if episode.backoff_rounds < 2 || start_queue < 2.0 * one_pkt {
+            // A single -1 step is too small to see; a backoff from an
+            // (almost) empty queue has nothing to drain.
+            return CoexistStep::Stay;
+        }
+        let drop_secs = queue_secs(episode.start_rtt, episode.min_rtt);
+        if drop_secs >= one_pkt
+            || queue_secs(episode.min_rtt, episode.base_rtt)
+                < QUEUE_FRACTION * episode.base_rtt.as_secs_f64()
+        {
+            // The backoff lowered the queue: whoever shares it yields too.
+            self.run.events = 0;
+            self.run.base_rtt = None;
+            self.run.peak_cwnd_bytes = obs.cwnd_before_bytes;
+            return CoexistStep::Stay;
+        }
+        let queue_delay = episode
+            .min_rtt
+            .saturating_sub(self.run.base_rtt.unwrap_or(episode.base_rtt));
+        self.evidence(
+            obs.now,
+            episode.base_rtt,
+            episode.start_cwnd_bytes,
+            queue_delay,
+            drop_secs,
+            obs.cwnd_before_bytes,
+            obs.max_datagram_size,
+        )
+    }
+
+    /// The path's BaseRTT ([`PATH_BASE_MEMORY`]) after a round whose
+    /// BaseRTT was `base_rtt`.
+    fn path_base(&mut self, now: Instant, base_rtt: Duration) -> Duration {
+        match self.path_base {
+            Some((base, at))
+                if base <= base_rtt && now.saturating_duration_since(at) <= PATH_BASE_MEMORY =>
+            {
+                base
+            }
+            _ => {
+                self.path_base = Some((base_rtt, now));
+                base_rtt
+            }
+        }
+    }
+
+    /// Delay mode, a loss in congestion avoidance with the window at
+    /// `cwnd_bytes` (before Vegas's reduction): congestive evidence when the
+    /// latest RTT sample was more than [`QUEUE_FRACTION`] of the path's
+    /// BaseRTT above it (a random loss comes at whatever queue Vegas keeps,
+    /// an overflow at a full buffer).
+    pub fn on_delay_loss(
+        &mut self,
+        now: Instant,
+        latest_rtt: Duration,
+        cwnd_bytes: usize,
+        max_datagram_size: usize,
+    ) -> CoexistStep {
+        let Some((_, base_rtt)) = self.run.last_round else {
+            return CoexistStep::Stay;
+        };
+        let queue = latest_rtt.saturating_sub(base_rtt);
+        if queue.as_secs_f64() < QUEUE_FRACTION * base_rtt.as_secs_f64() {
+            return CoexistStep::Stay;
+        }
+        self.run.loss_seen_now = true;
+        self.evidence(
+            now,
+            base_rtt,
+            cwnd_bytes,
+            queue,
+            0.0,
+            cwnd_bytes,
+            max_datagram_size,
+        )
+    }
+
+    /// One more evidence event; [`CoexistStep::Compete`] when the run is
+    /// long enough.
+    #[allow(clippy::too_many_arguments)]
+    fn evidence(
+        &mut self,
+        now: Instant,
+        base_rtt: Duration,
+        peak_cwnd_bytes: usize,
+        queue_delay: Duration,
+        rtt_change_secs: f64,
+        cwnd_bytes: usize,
+        max_datagram_size: usize,
+    ) -> CoexistStep {
+        let run = &mut self.run;
+        let continues = run
+            .last_event
+            .is_some_and(|t| now.saturating_duration_since(t) <= EVIDENCE_MEMORY);
+        if !continues {
+            run.events = 0;
+            run.base_rtt = None;
+            run.loss_seen = false;
+        }
+        run.loss_seen |= std::mem::take(&mut run.loss_seen_now);
+        run.events += 1;
+        run.last_event = Some(now);
+        run.peak_cwnd_bytes = run.peak_cwnd_bytes.max(peak_cwnd_bytes);
+        let base_rtt = run.base_rtt.map_or(base_rtt, |b| b.min(base_rtt));
+        run.base_rtt = Some(base_rtt);
+        // Just back from competitive mode: the first evidence resumes it
+        // (a return test can find the queue empty right after the other
+        // flow's reduction).
+        let resumed = self
+            .shadow
+            .is_some_and(|(at, _, _)| now.saturating_duration_since(at) <= SHADOW_MEMORY);
+        if !resumed {
+            if run.events < EVIDENCE_EVENTS {
+                return CoexistStep::Stay;
+            }
+            // A flow that fills the buffer makes it overflow, or (BBR in a
+            // deep buffer) keeps a standing queue no few Vegas flows would.
+            if !run.loss_seen
+                && queue_delay.as_secs_f64() < DEEP_QUEUE_FRACTION * base_rtt.as_secs_f64()
+            {
+                return CoexistStep::Stay;
+            }
+        }
+        // Compete: CUBIC after a loss at the largest window of the run (the
+        // window we had before the other flow took it).
+        let peak_bytes = run.peak_cwnd_bytes.max(cwnd_bytes);
+        let mut start_bytes = ((peak_bytes as f64 * CUBIC_BETA) as usize).max(cwnd_bytes);
+        let mut window = CubicWindow::new(now, peak_bytes, start_bytes, max_datagram_size);
+        if let Some((at, shadow_window, shadow_cwnd)) = self.shadow.take() {
+            if now.saturating_duration_since(at) <= SHADOW_MEMORY && shadow_cwnd > start_bytes {
+                window = shadow_window;
+                start_bytes = shadow_cwnd;
+            }
+        }
+        let evidence = SwitchEvidence {
+            count: run.events,
+            queue_delay,
+            base_rtt,
+            rtt_change_secs,
+        };
+        self.run = EvidenceRun::default();
+        self.competing = Some(Competing {
+            window,
+            base_rtt,
+            last_test: now,
+            test_due: false,
+            test: None,
+            tests: 0,
+            floor: None,
+            last_round_rtt: None,
+            episode: None,
+            quiet_rounds: 0,
+        });
+        CoexistStep::Compete {
+            cwnd_bytes: start_bytes,
+            evidence,
+        }
+    }
+
+    /// Competitive mode, at the end of a round: judge a loss episode,
+    /// start, continue or finish a return test. `min_window_bytes` bounds
+    /// the test's window, `floor` the tolerance ([`return_tolerance`]).
+    pub fn on_competitive_round(
+        &mut self,
+        obs: &RoundObservation,
+        cwnd_bytes: usize,
+        min_window_bytes: usize,
+        floor: Duration,
+    ) -> CoexistStep {
+        let Some(competing) = &mut self.competing else {
+            return CoexistStep::Stay;
+        };
+        let previous_rtt = competing.last_round_rtt.replace(obs.round_rtt);
+        competing.quiet_rounds += 1;
+        if let Some(test) = &mut competing.test {
+            test.rounds_left -= 1;
+            if test.rounds_left < RETURN_TEST_ROUNDS - 1 {
+                // The drain round's own RTT still carries our queue.
+                test.min_rtt = test.min_rtt.min(obs.round_rtt);
+            }
+            if test.rounds_left > 0 {
+                return CoexistStep::Stay;
+            }
+            let test = *test;
+            competing.test = None;
+            competing.tests += 1;
+            competing.last_test = obs.now;
+            let tolerance = return_tolerance(
+                obs.actual_bytes_per_sec,
+                obs.max_datagram_size,
+                competing.base_rtt,
+                floor,
+            );
+            let queue_delay = test.min_rtt.saturating_sub(competing.base_rtt);
+            // A floor found again and again is the path's, not a queue.
+            let same_floor = match competing.floor {
+                Some((floor_rtt, n)) if floor_rtt.abs_diff(test.min_rtt) <= tolerance => n + 1,
+                _ => 1,
+            };
+            competing.floor = Some((test.min_rtt, same_floor));
+            if queue_delay <= tolerance || same_floor >= STALE_BASE_TESTS {
+                let evidence = SwitchEvidence {
+                    count: competing.tests,
+                    queue_delay,
+                    base_rtt: competing.base_rtt,
+                    rtt_change_secs: tolerance.as_secs_f64(),
+                };
+                self.shadow = Some((obs.now, competing.window, test.restore_cwnd_bytes));
+                self.competing = None;
+                return CoexistStep::Return {
+                    cwnd_bytes: test.test_cwnd_bytes,
+                    base_rtt: test.min_rtt,
+                    evidence,
+                };
+            }
+            return CoexistStep::Restore {
+                cwnd_bytes: test.restore_cwnd_bytes,
+            };
+        }
+        // Another family flow testing halves the queue in a round we did
+        // not cut in: test with it.
+        let joined = previous_rtt.is_some_and(|previous| {
+            let before = queue_secs(previous, competing.base_rtt);
+            before > 0.0
+                && queue_secs(obs.round_rtt, competing.base_rtt)
+                    <= (1.0 - JOIN_DROP_FRACTION) * before
+                && competing.quiet_rounds > 2
+        });
+        let since = obs.now.saturating_duration_since(competing.last_test);
+        let start = std::mem::take(&mut competing.test_due)
+            || since >= 2 * RETURN_TEST_INTERVAL
+            || (joined && since >= JOIN_SPACING);
+        if !start {
+            return CoexistStep::Stay;
+        }
+        let pipe_bytes = obs.actual_bytes_per_sec * competing.base_rtt.as_secs_f64();
+        let test_cwnd_bytes = (pipe_bytes as usize).max(min_window_bytes).min(cwnd_bytes);
+        competing.quiet_rounds = 0;
+        competing.test = Some(ReturnTest {
+            restore_cwnd_bytes: cwnd_bytes,
+            test_cwnd_bytes,
+            rounds_left: RETURN_TEST_ROUNDS,
+            min_rtt: Duration::MAX,
+            first_pkt_num: None,
+        });
+        CoexistStep::TestDrain {
+            cwnd_bytes: test_cwnd_bytes,
+        }
+    }
+
+    /// Competitive mode, per ACK outside recovery and tests: CUBIC's
+    /// growth.
+    pub fn competitive_window(
+        &mut self,
+        now: Instant,
+        cwnd_bytes: usize,
+        acked_bytes: usize,
+        smoothed_rtt: Duration,
+    ) -> usize {
+        match &mut self.competing {
+            Some(competing) if competing.test.is_none() => {
+                competing
+                    .window
+                    .on_ack(now, cwnd_bytes, acked_bytes, smoothed_rtt)
+            }
+            _ => cwnd_bytes,
+        }
+    }
+
+    /// Competitive mode, a new loss episode: CUBIC's reduction (RFC 9438
+    /// 4.6), the state before it kept in case the episode proves spurious;
+    /// a test in progress ends (the queue is full). None in delay mode.
+    pub fn competitive_loss(
+        &mut self,
+        now: Instant,
+        cwnd_bytes: usize,
+        largest_lost_pkt_num: u64,
+        min_window_bytes: usize,
+    ) -> Option<LossAnswer> {
+        let competing = self.competing.as_mut()?;
+        let window_bytes = match competing.test {
+            Some(test) => {
+                if test
+                    .first_pkt_num
+                    .is_none_or(|first| largest_lost_pkt_num < first)
+                {
+                    // Sent before the test lowered the window: the test's
+                    // window is already below any reduction.
+                    return Some(LossAnswer::Ignore);
+                }
+                competing.test = None;
+                competing.last_test = now;
+                test.restore_cwnd_bytes
+            }
+            None => cwnd_bytes,
+        };
+        competing.quiet_rounds = 0;
+        competing.episode = Some(LossEpisode {
+            window: competing.window,
+            cwnd_bytes: window_bytes,
+            lost_pkts: 0,
+        });
+        Some(LossAnswer::Reduce(competing.window.on_congestion_event(
+            now,
+            window_bytes,
+            min_window_bytes,
+        )))
+    }
+
+    /// The first packet sent under a return test's window (called once per
+    /// packet; only the first during a test counts).
+    pub fn on_packet_sent(&mut self, pkt_num: u64) {
+        if let Some(test) = self.competing.as_mut().and_then(|c| c.test.as_mut()) {
+            test.first_pkt_num.get_or_insert(pkt_num);
+        }
+    }
+
+    /// Packets declared lost (competitive mode counts them per episode).
+    pub fn count_lost(&mut self, lost_pkts: usize) {
+        if let Some(episode) = self.competing.as_mut().and_then(|c| c.episode.as_mut()) {
+            episode.lost_pkts += lost_pkts;
+        }
+    }
+
+    /// Competitive mode, recovery from a loss episode is over: the window
+    /// to restore if the episode was spurious ([`SPURIOUS_LOSS_FRACTION`]).
+    pub fn on_recovery_end(&mut self, now: Instant, max_datagram_size: usize) -> Option<usize> {
+        let competing = self.competing.as_mut()?;
+        let episode = competing.episode.take()?;
+        competing.test_due =
+            now.saturating_duration_since(competing.last_test) >= RETURN_TEST_INTERVAL;
+        if episode.lost_pkts >= spurious_loss_pkts(episode.cwnd_bytes, max_datagram_size) {
+            return None;
+        }
+        competing.window = episode.window;
+        Some(episode.cwnd_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MDS: usize = 1200;
+    const BASE: Duration = Duration::from_millis(40);
+
+    /// 10 Mbit/s: one packet takes 0.96 ms.
+    const RATE_BYTES_PER_SEC: f64 = 1.25e6;
+
+    struct Replay {
+        c: Coexistence,
+        start: Instant,
+        now: Instant,
+        cwnd_pkts: usize,
+    }
+
+    impl Replay {
+        fn new() -> Self {
+            let start = Instant::now();
+            Replay {
+                c: Coexistence::default(),
+                start,
+                now: start,
+                cwnd_pkts: 100,
+            }
+        }
+
+        fn obs(&self, rtt_ms: f64, action: Action) -> RoundObservation {
+            RoundObservation {
+                now: self.now,
+                round_rtt: Duration::from_secs_f64(rtt_ms / 1e3),
+                base_rtt: BASE,
+                actual_bytes_per_sec: RATE_BYTES_PER_SEC,
+                action,
+                cwnd_before_bytes: self.cwnd_pkts * MDS,
+                max_datagram_size: MDS,
+            }
+        }
+
+        /// One delay-mode round `rtt_ms` long.
+        fn round(&mut self, rtt_ms: f64, action: Action) -> CoexistStep {
+            self.now += Duration::from_secs_f64(rtt_ms / 1e3);
+            let step = self.c.on_delay_round(&self.obs(rtt_ms, action));
+            if action == Action::Decrease {
+                self.cwnd_pkts -= 1;
+            }
+            step
+        }
+
+        /// Four decreases at the RTTs given, then two holds: one episode.
+        fn episode(&mut self, rtts_ms: [f64; 6]) -> Vec<CoexistStep> {
+            let actions = [
+                Action::Decrease,
+                Action::Decrease,
+                Action::Decrease,
+                Action::Decrease,
+                Action::Hold,
+                Action::Hold,
+            ];
+            rtts_ms
+                .iter()
+                .zip(actions)
+                .map(|(&rtt, action)| self.round(rtt, action))
+                .collect()
+        }
+
+        fn competitive_round(&mut self, rtt_ms: f64) -> CoexistStep {
+            self.now += Duration::from_secs_f64(rtt_ms / 1e3);
+            let obs = self.obs(rtt_ms, Action::Compete);
+            self.c.on_competitive_round(
+                &obs,
+                self.cwnd_pkts * MDS,
+                2 * MDS,
+                Duration::from_millis(1),
+            )
+        }
+    }
+
+    fn competes(steps: &[CoexistStep]) -> bool {
+        steps
+            .iter()
+            .any(|s| matches!(s, CoexistStep::Compete { .. }))
+    }
+
+    #[test]
+    fn backoffs_the_queue_answers_never_switch() {
+        // Other Vegas flows back off too: each episode lowers the RTT from
+        // 80 ms by 4 ms (four of our packets).
+        let mut r = Replay::new();
+        for _ in 0..10 {
+            let steps = r.episode([80.0, 79.0, 78.0, 77.0, 76.0, 76.0]);
+            assert!(!competes(&steps));
+        }
+        assert_eq!(r.c.mode(), CoexistMode::Delay);
+        assert_eq!(r.c.run.events, 0);
+    }
+
+    #[test]
+    fn ineffective_backoffs_beside_a_standing_queue_switch_after_three() {
+        // BBR in a deep buffer: the queue (40 ms, one BaseRTT) neither
+        // falls nor overflows while we back off.
+        let mut r = Replay::new();
+        r.cwnd_pkts = 120;
+        let first = r.episode([80.0, 80.5, 81.0, 81.0, 81.5, 82.0]);
+        // Vegas yielded: its window collapsed.
+        r.cwnd_pkts = 40;
+        let second = r.episode([82.0, 82.5, 83.0, 83.0, 83.5, 84.0]);
+        assert!(!competes(&first) && !competes(&second));
+        assert_eq!(r.c.run.events, 2);
+        let third = r.episode([84.0, 84.5, 85.0, 85.0, 85.5, 86.0]);
+        let Some(CoexistStep::Compete {
+            cwnd_bytes,
+            evidence,
+        }) = third
+            .iter()
+            .find(|s| matches!(s, CoexistStep::Compete { .. }))
+            .copied()
+        else {
+            panic!("no switch: {third:?}");
+        };
+        // CUBIC after a loss at the largest window of the run, 120 packets.
+        assert_eq!(cwnd_bytes, (120.0 * MDS as f64 * CUBIC_BETA) as usize);
+        assert_eq!(evidence.count, 3);
+        assert_eq!(evidence.base_rtt, BASE);
+        assert!(evidence.rtt_change_secs < 0.0, "the RTT rose: {evidence:?}");
+        assert_eq!(r.c.mode(), CoexistMode::Competitive);
+    }
+
+    #[test]
+    fn a_shallow_standing_queue_needs_a_congestive_loss() {
+        // Half a BaseRTT of queue that our backoffs do not move (Vegas-A
+        // flows that raised their thresholds together): no switch.
+        let mut r = Replay::new();
+        for _ in 0..5 {
+            assert!(!competes(&r.episode([60.0, 60.0, 60.5, 60.5, 61.0, 61.0])));
+        }
+        // A loss at that queue, our own queue within beta: the buffer
+        // overflowed, so someone fills it.
+        let step =
+            r.c.on_delay_loss(r.now, Duration::from_millis(61), 95 * MDS, MDS);
+        assert!(matches!(step, CoexistStep::Compete { .. }), "{step:?}");
+    }
+
+    #[test]
+    fn losses_at_a_small_queue_and_a_one_off_route_change_are_no_evidence() {
+        let mut r = Replay::new();
+        // Random losses with 2 ms queued (below a quarter of BaseRTT).
+        for _ in 0..5 {
+            r.round(42.0, Action::Hold);
+            assert_eq!(
+                r.c.on_delay_loss(r.now, Duration::from_millis(42), 100 * MDS, MDS),
+                CoexistStep::Stay
+            );
+        }
+        assert_eq!(r.c.run.events, 0);
+        // A route change: one ineffective episode (the drain finds the
+        // longer path), then the queue is ours again for longer than the
+        // evidence memory.
+        r.episode([80.0, 80.0, 80.0, 80.0, 80.0, 80.0]);
+        assert_eq!(r.c.run.events, 1);
+        while r.now.saturating_duration_since(r.start) < EVIDENCE_MEMORY * 2 {
+            r.round(81.0, Action::Hold);
+        }
+        r.episode([82.0, 82.0, 82.0, 82.0, 82.0, 82.0]);
+        assert_eq!(r.c.run.events, 1, "the run started over");
+        assert_eq!(r.c.mode(), CoexistMode::Delay);
+    }
+
+    /// A flow switched to competitive mode at a 100-packet window.
+    fn competing() -> Replay {
+        let mut r = Replay::new();
+        r.cwnd_pkts = 100;
+        for _ in 0..3 {
+            r.episode([90.0, 90.0, 90.0, 90.0, 90.0, 90.0]);
+        }
+        assert_eq!(r.c.mode(), CoexistMode::Competitive);
+        r.cwnd_pkts = 100;
+        r
+    }
+
+    #[test]
+    fn a_return_test_that_finds_the_queue_empty_returns_at_the_pipe() {
+        let mut r = competing();
+        // No test before the interval has passed without a loss.
+        assert_eq!(r.competitive_round(90.0), CoexistStep::Stay);
+        while r.now.saturating_duration_since(r.start) < 3 * RETURN_TEST_INTERVAL {
+            r.competitive_round(90.0);
+            if r.c.testing() {
+                break;
+            }
+        }
+        assert!(r.c.testing(), "a test started");
+        // The test's window: our rate x the frozen BaseRTT, 41.7 packets.
+        // One round drains, two measure BaseRTT.
+        assert_eq!(r.competitive_round(52.0), CoexistStep::Stay);
+        assert_eq!(r.competitive_round(40.5), CoexistStep::Stay);
+        let CoexistStep::Return {
+            cwnd_bytes,
+            evidence,
+            ..
+        } = r.competitive_round(40.2)
+        else {
+            panic!("no return");
+        };
+        assert_eq!(cwnd_bytes, (RATE_BYTES_PER_SEC * 0.040) as usize);
+        assert!(evidence.queue_delay <= Duration::from_millis(1));
+        assert_eq!(r.c.mode(), CoexistMode::Delay);
+    }
+
+    #[test]
+    fn a_return_test_that_finds_a_queue_restores_the_window() {
+        let mut r = competing();
+        loop {
+            if let CoexistStep::TestDrain { cwnd_bytes } = r.competitive_round(90.0) {
+                assert!(cwnd_bytes < 100 * MDS);
+                break;
+            }
+        }
+        r.competitive_round(80.0);
+        r.competitive_round(70.0);
+        // 30 ms of someone else's queue is left.
+        assert_eq!(
+            r.competitive_round(70.0),
+            CoexistStep::Restore {
+                cwnd_bytes: 100 * MDS
+            }
+        );
+        assert_eq!(r.c.mode(), CoexistMode::Competitive);
+        assert!(!r.c.testing());
+    }
+
+    #[test]
+    fn a_spurious_loss_episode_is_undone_and_a_heavy_one_kept() {
+        let mut r = competing();
+        let cwnd = 100 * MDS;
+        // One packet of a 100-packet window: spurious (quiche's rule).
+        let Some(LossAnswer::Reduce(cut)) = r.c.competitive_loss(r.now, cwnd, 1000, 2 * MDS) else {
+            panic!("a reduction");
+        };
+        assert_eq!(cut, 70 * MDS);
+        r.c.count_lost(1);
+        assert_eq!(r.c.on_recovery_end(r.now, MDS), Some(cwnd));
+        // 20 packets: kept.
+        r.c.competitive_loss(r.now, cwnd, 2000, 2 * MDS);
+        r.c.count_lost(spurious_loss_pkts(cwnd, MDS));
+        assert_eq!(r.c.on_recovery_end(r.now, MDS), None);
+        assert_eq!(spurious_loss_pkts(5 * MDS, MDS), 2, "at least two packets");
+    }
+
+    #[test]
+    fn a_loss_sent_before_a_test_does_not_end_it() {
+        let mut r = competing();
+        while !r.c.testing() {
+            r.competitive_round(90.0);
+        }
+        r.c.on_packet_sent(500);
+        r.c.on_packet_sent(501);
+        assert_eq!(
+            r.c.competitive_loss(r.now, 40 * MDS, 499, 2 * MDS),
+            Some(LossAnswer::Ignore)
+        );
+        assert!(r.c.testing());
+        // A packet sent under the test's window was lost: the queue is
+        // full, the test is over.
+        assert!(matches!(
+            r.c.competitive_loss(r.now, 40 * MDS, 500, 2 * MDS),
+            Some(LossAnswer::Reduce(_))
+        ));
+        assert!(!r.c.testing());
+    }
+
+    #[test]
+    fn the_queue_halving_in_a_quiet_round_joins_a_test() {
+        let mut r = competing();
+        for _ in 0..4 {
+            assert_eq!(r.competitive_round(90.0), CoexistStep::Stay);
+        }
+        // Another family flow drains: the 50 ms queue falls to 20 ms.
+        r.now += JOIN_SPACING;
+        assert!(matches!(
+            r.competitive_round(60.0),
+            CoexistStep::TestDrain { .. }
+        ));
+    }
+
+    #[test]
+    fn the_return_tolerance_is_one_packet_within_bounds() {
+        let floor = Duration::from_millis(1);
+        // 10 Mbit/s: 0.96 ms a packet, raised to the 1 ms floor.
+        assert_eq!(return_tolerance(1.25e6, MDS, BASE, floor), floor);
+        // 1 Mbit/s: 9.6 ms, but never more than BaseRTT / 8.
+        assert_eq!(return_tolerance(1.25e5, MDS, BASE, floor), BASE / 8);
+        // 100 Mbit/s: 96 us.
+        assert_eq!(
+            return_tolerance(1.25e7, MDS, BASE, Duration::ZERO),
+            Duration::from_secs_f64(1200.0 / 1.25e7)
+        );
+    }
+}

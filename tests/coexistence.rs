@@ -1,0 +1,139 @@
+//! The coexistence mechanism (`vegas_cc::vegas::coexist`) on real quiche
+//! flows in the simulator: beside a buffer-filling flow the family switches
+//! to competitive mode and holds its share, it comes back when that flow
+//! leaves, and alone, among family flows and in paper mode it never
+//! switches. `cargo xtask bench --coexist` measures the whole grid.
+
+#![cfg(feature = "sim")]
+
+use quiche_vegas::sim::report::report;
+use quiche_vegas::sim::report::series;
+use quiche_vegas::sim::report::Report;
+use quiche_vegas::sim::run;
+use quiche_vegas::sim::RunOptions;
+use quiche_vegas::sim::Scenario;
+use vegas_cc::vegas::CoexistMode;
+use vegas_cc::ControllerEvent;
+
+/// 20 Mbit/s, 40 ms RTT, a one-BDP buffer (83 packets), the receiver
+/// ACKing every second packet.
+fn path(duration_s: u32) -> String {
+    format!(
+        "name = \"coexist\"\nseed = 1\nduration = \"{duration_s}s\"\n\
+         [bottleneck]\nrate = \"20Mbit/s\"\ndelay = \"20ms\"\nbuffer_pkts = 83\n\
+         [receiver]\nack_every_pkts = 2\nmax_ack_delay = \"25ms\"\n"
+    )
+}
+
+fn flow(algorithm: &str, start_s: u32, duration_s: u32, params: &str) -> String {
+    format!(
+        "[[flows]]\nalgorithm = \"{algorithm}\"\nstart = \"{start_s}s\"\nduration = \"{duration_s}s\"\n\
+         access = {{ rate = \"10Gbit/s\" }}\n{params}\n"
+    )
+}
+
+fn simulate(text: &str) -> (Report, quiche_vegas::sim::SimResult) {
+    let s = Scenario::from_toml(text, "coexist", &[]).expect("a valid scenario");
+    let r = run(&s, RunOptions::default()).expect("runs");
+    (report(&s, &r, 0.0), r)
+}
+
+fn share(r: &Report) -> f64 {
+    let (a, b) = (
+        r.flows[0].bytes_delivered as f64,
+        r.flows[1].bytes_delivered as f64,
+    );
+    a / (a + b)
+}
+
+#[test]
+fn beside_cubic_the_flow_competes_holds_its_share_and_records_why() {
+    let text = path(40) + &flow("vegas", 0, 40, "") + &flow("cubic", 0, 40, "");
+    let (with, raw) = simulate(&text);
+    let off = path(40)
+        + &flow("vegas", 0, 40, "params = { coexist = \"off\" }")
+        + &flow("cubic", 0, 40, "");
+    let (without, _) = simulate(&off);
+    // Measured: 0.036 before the mechanism (the issue's table), ours in
+    // docs/coexistence.md.
+    assert!(share(&without) < 0.1, "without: {}", share(&without));
+    assert!(share(&with) > 0.35, "with: {}", share(&with));
+    let flow = &with.flows[0];
+    assert!(flow.competitive_mode_s.unwrap() > 20.0, "{flow:?}");
+    assert_eq!(without.flows[0].competitive_mode_s, Some(0.0));
+    // The switch is a decision record with its evidence.
+    let trace = raw.flows[0].trace.as_ref().expect("a vegas-cc trace");
+    let switch = trace
+        .events
+        .iter()
+        .find_map(|e| match e {
+            ControllerEvent::ModeChange {
+                mode: CoexistMode::Competitive,
+                evidence_count,
+                queue_delay,
+                base_rtt,
+                ..
+            } => Some((*evidence_count, *queue_delay, *base_rtt)),
+            _ => None,
+        })
+        .expect("a switch to competitive mode");
+    assert!(switch.0 >= 3, "{switch:?}");
+    assert!(
+        switch.1.as_secs_f64() > 0.25 * switch.2.as_secs_f64(),
+        "{switch:?}"
+    );
+}
+
+#[test]
+fn when_the_competitor_leaves_the_flow_is_back_at_its_small_queue_within_five_seconds() {
+    let text = path(60) + &flow("vegas", 0, 60, "") + &flow("cubic", 10, 30, "");
+    let (r, raw) = simulate(&text);
+    let switches = &r.flows[0].mode_switches;
+    // In delay mode from at most 5 s after the competitor left, for good
+    // (a return test can find the queue empty after the competitor's own
+    // reduction earlier: the flow then competes again at once).
+    let last = switches.last().expect("the flow switched");
+    assert_eq!(last.mode, "delay", "{switches:?}");
+    assert!(last.at_s < 45.0, "{switches:?}");
+    assert!(switches
+        .iter()
+        .any(|s| s.mode == "competitive" && s.at_s > 10.0 && s.at_s < 20.0));
+    // The last ten seconds: alone, the link full, the queue alpha..beta.
+    let s = series(&raw);
+    let k = (50.0 / s.bin_s) as usize;
+    let tail = |v: &[f64]| v[k..].iter().sum::<f64>() / (v.len() - k) as f64;
+    let (queue, utilization) = (
+        tail(&s.bottleneck_queue_pkts),
+        tail(&s.bottleneck_utilization),
+    );
+    assert!(queue <= 4.0, "mean queue {queue}");
+    assert!(utilization > 0.95, "utilization {utilization}");
+    // Before the competitor arrived the flow was in delay mode.
+    assert!(switches[0].at_s > 10.0, "{switches:?}");
+}
+
+#[test]
+fn alone_among_family_flows_and_in_paper_mode_it_never_switches() {
+    for family in ["vegas", "vegas-a", "gallop-vegas"] {
+        // Three family flows starting 1 s apart, and one alone on a long
+        // path.
+        let three = path(30)
+            + &flow(family, 0, 30, "")
+            + &flow(family, 1, 29, "")
+            + &flow(family, 2, 28, "");
+        let (r, _) = simulate(&three);
+        for f in &r.flows {
+            assert_eq!(f.competitive_mode_s, Some(0.0), "{family}: {f:?}");
+        }
+        let long =
+            path(30).replace("20ms", "100ms").replace("83", "417") + &flow(family, 0, 30, "");
+        let (r, _) = simulate(&long);
+        assert_eq!(r.flows[0].competitive_mode_s, Some(0.0), "{family} alone");
+    }
+    let paper = path(40)
+        + &flow("vegas", 0, 40, "params = { mode = \"paper\" }")
+        + &flow("cubic", 0, 40, "");
+    let (r, _) = simulate(&paper);
+    assert!(r.flows[0].mode_switches.is_empty());
+    assert!(share(&r) < 0.1, "paper-mode Vegas yields: {}", share(&r));
+}
