@@ -77,6 +77,9 @@ pub struct FlowSeries {
     pub retransmitted_sends_s: Vec<f64>,
     /// (time, n): the n-th KB of data was sent, every `KB_LABEL_STEP` KB.
     pub kb_sent_marks: Vec<(f64, u64)>,
+    /// The coexistence mechanism's competitive mode: (from, to) seconds,
+    /// `to` infinite while it lasted to the end of the trace.
+    pub competitive_s: Vec<Point>,
 }
 
 /// The bottleneck queue, from a queue log.
@@ -180,6 +183,7 @@ impl Figure {
                 acks_s: ticks(&f.acks_s),
                 ptos_s: ticks(&f.ptos_s),
                 retransmitted_sends_s: ticks(&f.retransmitted_sends_s),
+                competitive_s: f.competitive_s.clone(),
                 kb_sent_marks: {
                     let mut last = None;
                     f.kb_sent_marks
@@ -662,6 +666,20 @@ pub fn flow_series(
         }
     }
 
+    // The coexistence mechanism's modes.
+    for m in trace.named(qlog::MODE_CHANGE) {
+        let t = s(m.time_ms);
+        match m.str("mode") {
+            Some("competitive") => out.competitive_s.push((t, f64::INFINITY)),
+            Some("delay") => {
+                if let Some(open) = out.competitive_s.last_mut().filter(|p| p.1.is_infinite()) {
+                    open.1 = t;
+                }
+            }
+            _ => {}
+        }
+    }
+
     out.retransmitted_sends_s = qlog::retransmitted_packets(trace)
         .iter()
         .map(|p| s(p.sent_ms))
@@ -791,6 +809,24 @@ where
     );
     let y_windows = (cwnd_max * WINDOWS_HEADROOM).max(1.0);
     let mut chart = panel(&panels[0], "windows", "KB", x_range.clone(), y_windows)?;
+    for (i, f) in figure.flows.iter().enumerate() {
+        // Competitive mode (the coexistence mechanism) as a band behind.
+        let color = flow_color(i);
+        if !f.competitive_s.is_empty() {
+            let band = color.mix(0.12).filled();
+            let top = y_windows * (0.84 - 0.08 * i as f64);
+            chart
+                .draw_series(f.competitive_s.iter().map(|&(from, to)| {
+                    Rectangle::new([(from, 0.0), (to.min(x_range.end), top)], band)
+                }))?
+                .label(if figure.flows.len() > 1 {
+                    format!("{} competitive mode", f.label)
+                } else {
+                    "competitive mode (shaded)".to_string()
+                })
+                .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 16, y + 4)], band));
+        }
+    }
     for (i, f) in figure.flows.iter().enumerate() {
         let color = flow_color(i);
         let label = |what: &str| {
