@@ -23,6 +23,7 @@ use std::process::Command;
 use std::process::ExitCode;
 
 mod certs;
+mod coexist;
 mod downstream;
 mod fuzz;
 mod interop;
@@ -380,6 +381,9 @@ fn apply_patch(dir: &Path, patch: &Path) -> Result<()> {
 fn bench(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "--scale") {
         return scale::run(args);
+    }
+    if args.iter().any(|a| a == "--coexist") {
+        return coexist::run(args);
     }
     let mut c = cargo();
     c.args(["bench", "--features", "sim"]);
