@@ -257,6 +257,7 @@ struct EvidenceRun {
     peak_cwnd_bytes: usize,
     /// One of the run's events was a congestive loss.
     loss_seen: bool,
+    /// The event being counted is a congestive loss.
     loss_seen_now: bool,
     /// The last congestion-avoidance round: (RTT, the path's BaseRTT).
     last_round: Option<(Duration, Duration)>,
