@@ -43,19 +43,31 @@ fn aware_sampler_keeps_the_pipe_full_with_a_small_standing_queue() {
 fn pacing_over_the_smoothed_rtt_bursts_an_ack_every_16_packets() {
     // Without the pacing cap, pacing a window over the smoothed RTT sends
     // each thinned ACK's credit faster than the path drains it; the credit
-    // cycle (the default period) does not. Measured: utilization 0.990 vs
-    // 0.9995, queue 3.9 vs 3.5 packets. (With slow start's 7/8 exit, which
-    // left a queue to drain, the gap was 0.946 vs 0.999.)
+    // cycle (the default period) does not. With the paper's +1 / hold / -1
+    // steps (`fair_share=off`) measured: utilization 0.877 vs 0.9994, queue
+    // 0.9 vs 2.6 packets. (With the default `fair_share`, which takes an
+    // excess back by half of it per round, both keep the link: 0.9991 vs
+    // 0.9994, queue 2.8 vs 2.4.)
     let uncapped = "flows.0.params.pacing_headroom_pkts=none";
+    let paper_steps = "flows.0.params.fair_share=off";
     let smoothed = bottleneck(
         "ack-frequency",
-        &ack_every(16, &["flows.0.params.pacing_period=smoothed_rtt", uncapped]),
+        &ack_every(
+            16,
+            &[
+                "flows.0.params.pacing_period=smoothed_rtt",
+                uncapped,
+                paper_steps,
+            ],
+        ),
     );
-    let cycle = bottleneck("ack-frequency", &ack_every(16, &[uncapped]));
+    let cycle = bottleneck("ack-frequency", &ack_every(16, &[uncapped, paper_steps]));
     let utilization = |l: &LinkReport| l.steady_utilization.unwrap();
     let queue = |l: &LinkReport| l.steady_mean_queue_pkts.unwrap();
+    // Over the smoothed RTT the flow loses part of the link; over the
+    // credit cycle it keeps it with a queue inside [alpha, beta + 1].
     assert!(
-        utilization(&cycle) > utilization(&smoothed) + 0.005 && queue(&cycle) <= queue(&smoothed),
+        utilization(&cycle) > utilization(&smoothed) + 0.05 && queue(&cycle) <= 4.0,
         "credit cycle {cycle:?} vs smoothed RTT {smoothed:?}"
     );
 }
@@ -112,31 +124,30 @@ fn the_pacing_cap_removes_the_queue_an_ack_release_stall_hides() {
     // Pacing one window per credit cycle runs ahead of the link while the
     // window waits on a 20 ms release; the queue builds for a round and
     // drains in the stall, and the round's minimum RTT sees the trough.
-    // Measured (whole datagrams): N = 4: 3.9 packets uncapped, 1.9 capped;
-    // N = 16: 7.2 and 2.4. (At N = 8 the uncapped sender keeps 2.3 packets
-    // but loses the link for part of each stall: utilization 0.954 against
-    // 0.995 capped.)
-    for n in [4, 16] {
-        let sets = |extra: &'static str| ack_every(n, &["reverse.aggregation=20ms", extra]);
-        let capped = bottleneck(
-            "ack-frequency",
-            &sets("flows.0.params.pacing_headroom_pkts=3"),
-        );
-        let uncapped = bottleneck(
-            "ack-frequency",
-            &sets("flows.0.params.pacing_headroom_pkts=none"),
-        );
-        let (capped_q, uncapped_q) = (
-            capped.steady_mean_queue_pkts.unwrap(),
-            uncapped.steady_mean_queue_pkts.unwrap(),
-        );
-        assert!(uncapped_q > 3.5, "N={n}: uncapped queue {uncapped_q}");
-        assert!(
-            capped_q + 1.5 < uncapped_q,
-            "N={n}: {capped_q} vs {uncapped_q}"
-        );
-        assert!(capped.steady_utilization.unwrap() >= 0.95, "N={n}");
-    }
+    // Measured: N = 16: 5.8 packets uncapped, 1.5 capped. (N = 4 kept 3.9
+    // uncapped and 1.9 capped until drains that find no queue of the
+    // flow's own confirmed BaseRTT; now 1.3 and 1.6, the uncapped sender
+    // at utilization 0.964 against 0.994 capped.)
+    let n = 16;
+    let sets = |extra: &'static str| ack_every(n, &["reverse.aggregation=20ms", extra]);
+    let capped = bottleneck(
+        "ack-frequency",
+        &sets("flows.0.params.pacing_headroom_pkts=3"),
+    );
+    let uncapped = bottleneck(
+        "ack-frequency",
+        &sets("flows.0.params.pacing_headroom_pkts=none"),
+    );
+    let (capped_q, uncapped_q) = (
+        capped.steady_mean_queue_pkts.unwrap(),
+        uncapped.steady_mean_queue_pkts.unwrap(),
+    );
+    assert!(uncapped_q > 3.5, "N={n}: uncapped queue {uncapped_q}");
+    assert!(
+        capped_q + 1.5 < uncapped_q,
+        "N={n}: {capped_q} vs {uncapped_q}"
+    );
+    assert!(capped.steady_utilization.unwrap() >= 0.95, "N={n}");
 }
 
 #[test]

@@ -117,6 +117,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "trend_resolution_pkts",
     "round_diff",
     "coexist",
+    "fair_share",
 ];
 
 /// Keys `newreno` accepts.
@@ -334,6 +335,7 @@ pub fn vegas(
             "whole_datagrams" => c.whole_datagrams = parse_bool(key, v)?,
             "round_diff" => c.round_diff = parse_bool(key, v)?,
             "coexist" => c.coexist = parse_bool(key, v)?,
+            "fair_share" => c.fair_share = parse_bool(key, v)?,
             "trend_resolution_pkts" => {
                 c.trend_resolution_pkts = parse(key, v, "a number of packets per round, 0 to 100")?
             }
@@ -812,7 +814,7 @@ mod tests {
     }
 
     #[test]
-    fn coexistence_is_on_by_default_off_in_paper_mode_and_switchable() {
+    fn coexistence_and_fair_share_are_on_by_default_off_in_paper_mode_and_switchable() {
         for (mode, on) in [("default", true), ("paper", false), ("naive", false)] {
             for name in ["vegas", "vegas-a", "gallop-vegas", "vegas-compat"] {
                 let mut p = params(&[("mode", mode)]);
@@ -828,8 +830,21 @@ mod tests {
                 }
                 let cc = vegas(family(name).unwrap(), name, &p, 10, 1200).unwrap();
                 assert_eq!(cc.config().coexist, on, "{name} {mode}");
+                assert_eq!(cc.config().fair_share, on, "{name} {mode}");
             }
         }
+        let off = params(&[("fair_share", "off")]);
+        assert!(
+            !vegas(family("vegas").unwrap(), "vegas", &off, 10, 1200)
+                .unwrap()
+                .config()
+                .fair_share
+        );
+        let err = build("vegas", &params(&[("fair_share", "2")]), 10, 1200).unwrap_err();
+        assert!(
+            err.to_string().contains("fair_share") && err.to_string().contains('2'),
+            "{err}"
+        );
         let off = params(&[("coexist", "off")]);
         assert!(
             !vegas(family("vegas").unwrap(), "vegas", &off, 10, 1200)

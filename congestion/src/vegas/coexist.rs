@@ -189,6 +189,8 @@ pub struct RoundObservation {
     /// What Vegas decided for this round (delay mode).
     pub action: Action,
     pub cwnd_before_bytes: usize,
+    /// The window after the round's decision.
+    pub cwnd_after_bytes: usize,
     pub max_datagram_size: usize,
 }
 
@@ -397,6 +399,16 @@ impl Coexistence {
         self.competing.is_some_and(|c| c.test.is_some())
     }
 
+    /// Delay mode within [`SHADOW_MEMORY`] of a return from competitive
+    /// mode: the competitor may still be there (a return test can find the
+    /// queue empty right after its reduction).
+    pub fn just_returned(&self, now: Instant) -> bool {
+        self.competing.is_none()
+            && self
+                .shadow
+                .is_some_and(|(at, _, _)| now.saturating_duration_since(at) <= SHADOW_MEMORY)
+    }
+
     /// Forget everything (a new path, persistent congestion): delay mode.
     pub fn reset(&mut self) {
         *self = Coexistence::default();
@@ -409,7 +421,12 @@ impl Coexistence {
         let path_base = self.path_base(obs.now, obs.base_rtt);
         self.run.last_round = Some((obs.round_rtt, path_base));
         self.run.peak_cwnd_bytes = self.run.peak_cwnd_bytes.max(obs.cwnd_before_bytes);
-        let backoff = matches!(obs.action, Action::Decrease | Action::BaseRttProbe);
+        // A backoff round: Vegas's -1 step, a drain, or (with
+        // `fair_share`) any round that lowered the window: held inside the
+        // band, a flow moves toward its middle by fractions of a packet,
+        // and beside a growing queue it gives way by those fractions.
+        let backoff = matches!(obs.action, Action::Decrease | Action::BaseRttProbe)
+            || obs.cwnd_after_bytes < obs.cwnd_before_bytes;
         let new_episode = Episode {
             start_rtt: obs.round_rtt,
             min_rtt: Duration::MAX,
@@ -818,6 +835,10 @@ mod tests {
                 actual_bytes_per_sec: RATE_BYTES_PER_SEC,
                 action,
                 cwnd_before_bytes: self.cwnd_pkts * MDS,
+                cwnd_after_bytes: match action {
+                    Action::Decrease => (self.cwnd_pkts - 1) * MDS,
+                    _ => self.cwnd_pkts * MDS,
+                },
                 max_datagram_size: MDS,
             }
         }
@@ -966,6 +987,7 @@ mod tests {
     #[test]
     fn a_return_test_that_finds_the_queue_empty_returns_at_the_pipe() {
         let mut r = competing();
+        assert!(!r.c.just_returned(r.now), "competing, not returned");
         // No test before the interval has passed without a loss.
         assert_eq!(r.competitive_round(90.0), CoexistStep::Stay);
         while r.now.saturating_duration_since(r.start) < 3 * RETURN_TEST_INTERVAL {
@@ -990,6 +1012,12 @@ mod tests {
         assert_eq!(cwnd_bytes, (RATE_BYTES_PER_SEC * 0.040) as usize);
         assert!(evidence.queue_delay <= Duration::from_millis(1));
         assert_eq!(r.c.mode(), CoexistMode::Delay);
+        // Just returned for SHADOW_MEMORY, then not.
+        assert!(r.c.just_returned(r.now));
+        assert!(r.c.just_returned(r.now + SHADOW_MEMORY));
+        assert!(!r
+            .c
+            .just_returned(r.now + SHADOW_MEMORY + Duration::from_millis(1)));
     }
 
     #[test]

@@ -275,6 +275,12 @@ pub struct VegasConfig {
     /// to a CUBIC window while Vegas's backoffs are taken by another flow,
     /// and back once the queue empties. On by default, off in paper mode.
     pub coexist: bool,
+    /// Equal shares among family flows ([`super::fair_share`]): in
+    /// congestion avoidance the window moves toward the middle of the
+    /// alpha..beta band (FAST TCP's update) instead of holding anywhere in
+    /// it, and falls by half its excess above beta. On by default, off in
+    /// paper mode (the paper's +1 / hold / -1).
+    pub fair_share: bool,
     /// Vegas or Gallop-Vegas slow start.
     pub slow_start: SlowStartKind,
     /// Vegas or Vegas-A congestion avoidance.
@@ -314,6 +320,7 @@ impl VegasConfig {
             round_diff: false,
             trend_resolution_pkts: 0.0,
             coexist: false,
+            fair_share: false,
             slow_start: SlowStartKind::Vegas,
             avoidance: AvoidanceKind::Vegas,
             alpha_beta: AlphaBetaSource::Fixed,
@@ -411,6 +418,7 @@ impl VegasConfig {
             whole_datagrams: paper.whole_datagrams,
             trend_resolution_pkts: paper.trend_resolution_pkts,
             coexist: paper.coexist,
+            fair_share: paper.fair_share,
             ..self
         }
     }
@@ -535,6 +543,7 @@ impl Default for VegasConfig {
             pto_response: PtoResponse::Ignore,
             trend_resolution_pkts: crate::vegas_a::VEGAS_A_TREND_RESOLUTION_PKTS,
             coexist: true,
+            fair_share: true,
             ..VegasConfig::paper()
         }
     }

@@ -171,6 +171,7 @@ mod avoidance;
 pub mod coexist;
 mod config;
 mod drain;
+pub mod fair_share;
 mod loss;
 mod pacing;
 pub mod paper;
@@ -262,6 +263,9 @@ pub struct Vegas {
     last_probe: Option<Instant>,
     /// Consecutive congestion-avoidance decreases.
     decrease_streak: u32,
+    /// The window before the first of them: what a route check that finds
+    /// a longer path gives back ([`drain`]).
+    decrease_streak_start_cwnd_bytes: usize,
     /// Actual of the latest congestion-avoidance rounds, oldest first
     /// ([`VegasConfig::pacing_headroom_pkts`]).
     recent_delivery: [Option<f64>; PACING_CAP_ROUNDS],
@@ -312,6 +316,7 @@ impl Vegas {
             probe: None,
             last_probe: None,
             decrease_streak: 0,
+            decrease_streak_start_cwnd_bytes: 0,
             recent_delivery: [None; PACING_CAP_ROUNDS],
             pacing_cap_bytes_per_sec: None,
             skip_next_delivery: false,
@@ -450,6 +455,9 @@ impl Vegas {
         };
         self.update_pacing_cap(round, round_rtt, phase, action, diff.diff_pkts);
         if action == Action::Decrease {
+            if self.decrease_streak == 0 {
+                self.decrease_streak_start_cwnd_bytes = self.round_start_cwnd_bytes;
+            }
             self.decrease_streak += 1;
         } else {
             self.decrease_streak = 0;
@@ -521,6 +529,7 @@ impl Vegas {
             actual_bytes_per_sec: diff.actual_bytes_per_sec,
             action,
             cwnd_before_bytes,
+            cwnd_after_bytes: self.window.cwnd_bytes,
             max_datagram_size: self.window.max_datagram_size,
         }
     }

@@ -673,6 +673,32 @@ fn windowed_base_rtt_is_refreshed_by_a_drain_and_the_window_restored() {
 }
 
 #[test]
+fn a_drain_that_finds_only_other_flows_queue_keeps_base_rtt() {
+    let mut h = Harness::in_congestion_avoidance_with(windowed(2 * SECOND), 20);
+    // Other family flows keep a queue of their own: with our 2 packets
+    // (the band's middle) the RTT is 111 ms at 20 packets, and with ours
+    // drained 105 ms, one packet at our rate, which no drain of ours
+    // empties.
+    let queued_rtt = Duration::from_micros(111_111);
+    let others_rtt = Duration::from_micros(105_000);
+    let mut drains = 0;
+    for _ in 0..60 {
+        // 6.6 s: more than three BaseRTT windows.
+        let rtt = if h.cc.probe.is_some() {
+            others_rtt
+        } else {
+            queued_rtt
+        };
+        h.round(rtt);
+        drains += probes(&h.drain_events()).len();
+    }
+    assert!(drains >= 3, "{drains}");
+    // Each drain confirmed the 100 ms: the windowed minimum never took the
+    // others' queue in (it would be 105 ms after the first window).
+    assert_eq!(h.cc.sampler().base_rtt(), Some(BASE_RTT));
+}
+
+#[test]
 fn a_longer_path_is_detected_and_base_rtt_moves_up() {
     let mut h = Harness::in_congestion_avoidance_with(windowed(10 * SECOND), 20);
     // The propagation delay doubles: every RTT is 200 ms from now on.
@@ -695,12 +721,15 @@ fn a_longer_path_is_detected_and_base_rtt_moves_up() {
     let drains = probes(&h.drain_events());
     assert_eq!(drains.len(), 1);
     let restore = drains[0].0;
+    assert!(restore < 20 * MDS, "{restore}");
     h.round(long);
     h.round(long);
     h.drain_events();
-    // The drain found no lower RTT: BaseRTT is the new path's.
+    // The drain found no lower RTT: BaseRTT is the new path's, and the
+    // window the four decreases took (they read the longer path as queue)
+    // is given back.
     assert_eq!(h.cc.sampler().base_rtt(), Some(long));
-    assert_eq!(h.cc.cwnd_bytes(), restore);
+    assert_eq!(h.cc.cwnd_bytes(), 20 * MDS);
     // With the new BaseRTT and no queue, Vegas grows again.
     h.round(long);
     assert_eq!(h.last_round().action, Action::Increase);
