@@ -397,6 +397,18 @@ impl Ctx {
     /// A server of `peer` with congestion controller `cc`, listening on a
     /// loopback port (returned).
     fn start_server(&self, peer: &str, cc: &str, run: &str) -> Result<(Proc, u16), String> {
+        self.start_server_for(peer, cc, run, BUFFER_PKTS)
+    }
+
+    /// [`Ctx::start_server`] for a bottleneck of `buffer_pkts` packets
+    /// (what vegas-compat's Reno-compatible alpha/beta are computed from).
+    fn start_server_for(
+        &self,
+        peer: &str,
+        cc: &str,
+        run: &str,
+        buffer_pkts: usize,
+    ) -> Result<(Proc, u16), String> {
         let log = self.log(run, "server");
         let www = self.www();
         let line_server = |mut c: Command| -> Result<(Proc, u16), String> {
@@ -414,7 +426,7 @@ impl Ctx {
                     // Reno-compatible alpha/beta come from the bottleneck
                     // buffer: one Vegas flow, one loss-based competitor.
                     for p in [
-                        format!("buffer_pkts={BUFFER_PKTS}"),
+                        format!("buffer_pkts={buffer_pkts}"),
                         "reno_flows=1".into(),
                         "vegas_flows=1".into(),
                         "approach=1".into(),
@@ -656,8 +668,15 @@ struct Options {
     algorithms: Vec<String>,
     peers: Vec<String>,
     bytes: u64,
+    /// Bytes of each shared-bottleneck flow at 10 Mbit/s (scaled with the
+    /// rate).
     shared_bytes: u64,
     shared: Vec<(String, String)>,
+    /// Down-link rates (Mbit/s) of the shared bottleneck.
+    shared_rates: Vec<u32>,
+    /// The competitor's server: ngtcp2 (quiche's own if it cannot be had)
+    /// or our own h3-server with quiche's controller.
+    shared_peer: String,
     /// The stacks section (Vegas on quiche vs on quinn) runs.
     stacks: bool,
     /// Only the stacks section (no matrix, no shared bottleneck).
@@ -673,13 +692,18 @@ struct Options {
 const USAGE: &str = "\
 cargo xtask interop [--peers quiche-vegas,aioquic,quic-go,ngtcp2] [--algorithms a,b]
     [--mbytes N] [--shared vegas:cubic,vegas-compat:reno] [--shared-mbytes N]
+    [--shared-rates 10,50] [--shared-peer ngtcp2|quiche-vegas]
     [--stacks-only | --no-stacks] [--stacks-links 20/20,20/80,50/20,50/80]
     [--stacks-seconds S] [--stacks-reps N] [--quick]
 
   the matrix: our h3-server (each Vegas-family algorithm) and h3-client against
   aioquic, quic-go and ngtcp2 through the link emulator (10 Mbit/s, 20 ms each
   way, 50-packet buffer);
-  the shared bottleneck: a Vegas flow and an ngtcp2 CUBIC/Reno flow on one link;
+  the shared bottleneck: a Vegas flow and an ngtcp2 CUBIC/Reno flow on one link
+  (--shared-peer quiche-vegas: our own h3-server with quiche's CUBIC/Reno) at each
+  --shared-rates Mbit/s (default 10), 20 ms each way, a buffer of 50 packets or
+  1 BDP where that is more, --shared-mbytes per flow at 10 Mbit/s (default 10),
+  scaled with the rate;
   the stacks: Vegas on quiche (h3-server/h3-client) vs Vegas on quinn (the
   quinn-vegas example), with quiche's and quinn's own CUBIC as references, on
   each --stacks-links RATE_MBIT/RTT_MS (buffer 1 BDP), the same bytes per link
@@ -701,6 +725,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             ("vegas".into(), "cubic".into()),
             ("vegas-compat".into(), "reno".into()),
         ],
+        shared_rates: vec![10],
+        shared_peer: "ngtcp2".into(),
         stacks: true,
         stacks_only: false,
         stack_links: STACK_LINKS.to_vec(),
@@ -739,6 +765,29 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                             ))
                     })
                     .collect::<Result<_, _>>()?
+            }
+            "--shared-rates" => {
+                o.shared_rates = list(it.next(), a)?
+                    .iter()
+                    .map(|r| {
+                        r.parse::<u32>()
+                            .ok()
+                            .filter(|r| (1..=1000).contains(r))
+                            .ok_or(format!(
+                                "--shared-rates: `{r}`: want whole Mbit/s from 1 to 1000, e.g. 10,50"
+                            ))
+                    })
+                    .collect::<Result<_, _>>()?;
+                if o.shared_rates.is_empty() {
+                    return Err("--shared-rates needs at least one rate".into());
+                }
+            }
+            "--shared-peer" => {
+                o.shared_peer = it
+                    .next()
+                    .filter(|p| *p == "ngtcp2" || *p == "quiche-vegas")
+                    .ok_or("--shared-peer needs ngtcp2 or quiche-vegas")?
+                    .clone()
             }
             "--quick" => {
                 o.algorithms = QUICK_ALGORITHMS.iter().map(|s| s.to_string()).collect();
@@ -885,7 +934,7 @@ fn run_sections(root: &Path, o: &Options, out: &Path, report: &mut Report) -> Re
         files.push(o.bytes);
     }
     if !o.shared.is_empty() {
-        files.push(o.shared_bytes);
+        files.extend(o.shared_rates.iter().map(|&r| shared_flow_bytes(o.shared_bytes, r)));
     }
     for n in files {
         let f = out.join(format!("www/bytes/{n}"));
@@ -908,7 +957,7 @@ fn run_sections(root: &Path, o: &Options, out: &Path, report: &mut Report) -> Re
         } else {
             not_wanted()
         },
-        ngtcp2: if wants("ngtcp2") || !o.shared.is_empty() {
+        ngtcp2: if wants("ngtcp2") || (!o.shared.is_empty() && o.shared_peer == "ngtcp2") {
             setup_ngtcp2()
         } else {
             not_wanted()
@@ -934,19 +983,26 @@ fn run_sections(root: &Path, o: &Options, out: &Path, report: &mut Report) -> Re
     }
     if !o.shared.is_empty() {
         let t = Instant::now();
-        for (vegas, cc) in &o.shared {
-            match shared_run(&ctx, vegas, cc, o.shared_bytes) {
-                Ok(r) => {
-                    if !r.clients_ok {
+        for &rate_mbit in &o.shared_rates {
+            for (vegas, cc) in &o.shared {
+                let link = SharedLink::new(rate_mbit, o.shared_bytes);
+                match shared_run(&ctx, vegas, cc, &o.shared_peer, link) {
+                    Ok(r) => {
+                        if !r.clients_ok {
+                            report.problems.push(format!(
+                                "shared {vegas} vs {cc} at {rate_mbit} Mbit/s: a client failed"
+                            ));
+                        }
+                        report.shared.push(r);
+                    }
+                    Err(e) => {
+                        eprintln!(
+                            "interop: shared bottleneck {vegas} vs {cc} at {rate_mbit} Mbit/s: {e}"
+                        );
                         report
                             .problems
-                            .push(format!("shared {vegas} vs {cc}: a client failed"));
+                            .push(format!("shared {vegas} vs {cc} at {rate_mbit} Mbit/s: {e}"));
                     }
-                    report.shared.push(r);
-                }
-                Err(e) => {
-                    eprintln!("interop: shared bottleneck {vegas} vs {cc}: {e}");
-                    report.problems.push(format!("shared {vegas} vs {cc}: {e}"));
                 }
             }
         }
@@ -1083,6 +1139,7 @@ struct SharedFlow {
 struct SharedResult {
     vegas: String,
     other: String,
+    link: SharedLink,
     bytes: u64,
     start_s: f64,
     end_s: f64,
@@ -1093,19 +1150,68 @@ struct SharedResult {
     queue_log: PathBuf,
 }
 
+/// Bytes of one shared-bottleneck flow: `bytes_at_10_mbit` scaled with the
+/// rate, so every rate's run lasts about as long.
+fn shared_flow_bytes(bytes_at_10_mbit: u64, rate_mbit: u32) -> u64 {
+    bytes_at_10_mbit * rate_mbit as u64 / 10
+}
+
+/// The shared bottleneck's down link: 20 ms each way, a buffer of
+/// [`BUFFER_PKTS`] or one BDP of 1200-byte packets where that is more.
+#[derive(Clone, Copy, Debug)]
+struct SharedLink {
+    rate_mbit: u32,
+    buffer_pkts: usize,
+    /// Bytes each flow fetches.
+    bytes: u64,
+}
+
+impl SharedLink {
+    fn new(rate_mbit: u32, bytes_at_10_mbit: u64) -> Self {
+        let bdp_pkts = (rate_mbit as f64 * 1e6 / 8.0 * 0.040 / 1200.0).round() as usize;
+        SharedLink {
+            rate_mbit,
+            buffer_pkts: BUFFER_PKTS.max(bdp_pkts),
+            bytes: shared_flow_bytes(bytes_at_10_mbit, rate_mbit),
+        }
+    }
+
+    fn flags(&self) -> [String; 6] {
+        [
+            "--rate-mbit".into(),
+            self.rate_mbit.to_string(),
+            "--delay-ms".into(),
+            "20".into(),
+            "--buffer-pkts".into(),
+            self.buffer_pkts.to_string(),
+        ]
+    }
+}
+
 /// A Vegas-family flow against a loss-based one through one down link.
-fn shared_run(ctx: &Ctx, vegas: &str, cc: &str, bytes: u64) -> Result<SharedResult, String> {
-    let run = format!("shared-{vegas}-{cc}");
-    let (other_peer, other_name) = match &ctx.tools.ngtcp2 {
-        Ok(_) => ("ngtcp2", format!("ngtcp2 {cc}")),
-        Err(e) => {
+fn shared_run(
+    ctx: &Ctx,
+    vegas: &str,
+    cc: &str,
+    peer: &str,
+    link: SharedLink,
+) -> Result<SharedResult, String> {
+    let bytes = link.bytes;
+    let rate_mbit = link.rate_mbit;
+    let buffer_pkts = link.buffer_pkts;
+    let run = format!("shared-{vegas}-{cc}-{rate_mbit}m");
+    let (other_peer, other_name) = match (peer, &ctx.tools.ngtcp2) {
+        ("ngtcp2", Ok(_)) => ("ngtcp2", format!("ngtcp2 {cc}")),
+        ("ngtcp2", Err(e)) => {
             eprintln!("interop: ngtcp2 cannot be had ({e}); quiche's {cc} competes instead");
             ("quiche-vegas", format!("quiche {cc}"))
         }
+        _ => ("quiche-vegas", format!("quiche {cc}")),
     };
-    let (_s1, p1) = ctx.start_server("quiche-vegas", vegas, &format!("{run}-vegas"))?;
-    let (_s2, p2) = ctx.start_server(other_peer, cc, &format!("{run}-other"))?;
-    let (emu, ports) = ctx.start_emulator(&[p1, p2], &run)?;
+    let (_s1, p1) =
+        ctx.start_server_for("quiche-vegas", vegas, &format!("{run}-vegas"), buffer_pkts)?;
+    let (_s2, p2) = ctx.start_server_for(other_peer, cc, &format!("{run}-other"), buffer_pkts)?;
+    let (emu, ports) = ctx.start_emulator_on(&[p1, p2], &run, &link.flags())?;
     let fetches: Vec<_> = ports
         .iter()
         .enumerate()
@@ -1187,8 +1293,8 @@ fn shared_run(ctx: &Ctx, vegas: &str, cc: &str, bytes: u64) -> Result<SharedResu
     let window_s = (end - start) / 1e3;
     let total: u64 = flow_bytes.values().sum();
     println!(
-        "\nshared bottleneck: our {vegas} vs {other_name}, one 10 Mbit/s down link, \
-         {BUFFER_PKTS}-packet buffer, 20 ms each way; {bytes} bytes each, started together"
+        "\nshared bottleneck: our {vegas} vs {other_name}, one {rate_mbit} Mbit/s down link, \
+         {buffer_pkts}-packet buffer, 20 ms each way; {bytes} bytes each, started together"
     );
     println!(
         "common window: {:.2} s to {:.2} s ({window_s:.2} s: both sending, first {:.0} ms skipped, \
@@ -1202,6 +1308,7 @@ fn shared_run(ctx: &Ctx, vegas: &str, cc: &str, bytes: u64) -> Result<SharedResu
     let mut result = SharedResult {
         vegas: vegas.to_string(),
         other: other_name.clone(),
+        link,
         bytes,
         start_s: start / 1e3,
         end_s: end / 1e3,
@@ -1237,7 +1344,7 @@ fn shared_run(ctx: &Ctx, vegas: &str, cc: &str, bytes: u64) -> Result<SharedResu
         result.flows.push(flow);
     }
     println!(
-        "  bottleneck queue in the window: mean {:.1} packets, max {max_q} (buffer {BUFFER_PKTS})",
+        "  bottleneck queue in the window: mean {:.1} packets, max {max_q} (buffer {buffer_pkts})",
         result.queue_mean
     );
     println!(

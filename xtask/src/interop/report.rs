@@ -217,17 +217,19 @@ impl Report {
         if !self.shared.is_empty() {
             w(format!(
                 "\n## Shared bottleneck\n\nOne of our Vegas-family servers and a loss-based one \
-                 behind one emulator (10 Mbit/s, 20 ms each way, {BUFFER_PKTS}-packet buffer), \
-                 each fetched by our h3-client at the same time. Shares over the common window \
+                 behind one emulator (20 ms each way, a buffer of {BUFFER_PKTS} packets or 1 BDP \
+                 where that is more), each fetched by our h3-client at the same time. Shares over the common window \
                  (both sending, the first {SHARED_WARMUP_MS:.0} ms after the later start skipped, \
                  until the first flow ended), from the emulator's queue log."
             ));
             for r in &self.shared {
                 w(format!(
-                    "\n### our {} vs {} ({} bytes each)\n\ncommon window {:.2} s to {:.2} s \
-                     ({:.2} s); clients: {}\n",
+                    "\n### our {} vs {}, {} Mbit/s, {}-packet buffer ({} bytes each)\n\n\
+                     common window {:.2} s to {:.2} s ({:.2} s); clients: {}\n",
                     r.vegas,
                     r.other,
+                    r.link.rate_mbit,
+                    r.link.buffer_pkts,
                     r.bytes,
                     r.start_s,
                     r.end_s,
@@ -264,8 +266,8 @@ impl Report {
                 ));
                 w(format!(
                     "\nbottleneck queue in the window: mean {:.1} packets, max {} \
-                     (buffer {BUFFER_PKTS})",
-                    r.queue_mean, r.queue_max
+                     (buffer {})",
+                    r.queue_mean, r.queue_max, r.link.buffer_pkts
                 ));
             }
         }
@@ -354,6 +356,8 @@ impl Report {
                 json!({
                     "vegas": r.vegas,
                     "other": r.other,
+                    "rate_mbit": r.link.rate_mbit,
+                    "buffer_pkts": r.link.buffer_pkts,
                     "bytes": r.bytes,
                     "window_s": [r.start_s, r.end_s],
                     "flows": r.flows.iter().map(|f| json!({
