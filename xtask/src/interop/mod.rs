@@ -774,8 +774,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                             .ok()
                             .filter(|r| (1..=1000).contains(r))
                             .ok_or(format!(
-                                "--shared-rates: `{r}`: want whole Mbit/s from 1 to 1000, e.g. 10,50"
-                            ))
+                            "--shared-rates: `{r}`: want whole Mbit/s from 1 to 1000, e.g. 10,50"
+                        ))
                     })
                     .collect::<Result<_, _>>()?;
                 if o.shared_rates.is_empty() {
@@ -934,7 +934,11 @@ fn run_sections(root: &Path, o: &Options, out: &Path, report: &mut Report) -> Re
         files.push(o.bytes);
     }
     if !o.shared.is_empty() {
-        files.extend(o.shared_rates.iter().map(|&r| shared_flow_bytes(o.shared_bytes, r)));
+        files.extend(
+            o.shared_rates
+                .iter()
+                .map(|&r| shared_flow_bytes(o.shared_bytes, r)),
+        );
     }
     for n in files {
         let f = out.join(format!("www/bytes/{n}"));
