@@ -49,7 +49,7 @@ impl Vegas {
         // packets in a 5-packet buffer: losses). Its decreases are
         // `fair_share`'s.
         if step.window != Action::Hold {
-            self.apply_avoidance_step(now, step.window, diff.diff_pkts, alpha_pkts, beta_pkts);
+            self.apply_avoidance_step(now, step.window, diff, alpha_pkts, beta_pkts);
         }
         if step.params_changed {
             self.alpha_pkts = step.alpha_pkts;
@@ -101,7 +101,7 @@ impl Vegas {
     /// band's middle: [`fair_share`]).
     pub(super) fn congestion_avoidance_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
         let action = paper::avoidance_step(diff.diff_pkts, self.alpha_pkts, self.beta_pkts);
-        self.apply_avoidance_step(now, action, diff.diff_pkts, self.alpha_pkts, self.beta_pkts);
+        self.apply_avoidance_step(now, action, diff, self.alpha_pkts, self.beta_pkts);
         action
     }
 
@@ -112,10 +112,11 @@ impl Vegas {
         &mut self,
         now: Instant,
         action: Action,
-        diff_pkts: f64,
+        diff: &RoundDiff,
         alpha_pkts: f64,
         beta_pkts: f64,
     ) {
+        let (diff_pkts, round_rtt) = (diff.diff_pkts, diff.round_rtt);
         let datagram_bytes = self.window.max_datagram_size as f64;
         // Just back from competitive mode the paper's steps apply: the
         // competitor may still be there (a return test can meet the trough
@@ -125,7 +126,11 @@ impl Vegas {
         // with fair_share there, 0.45 without).
         let fair_share = self.config.fair_share && !self.coexist.just_returned(now);
         let change_pkts = if fair_share {
-            fair_share::window_change_pkts(action, diff_pkts, alpha_pkts, beta_pkts)
+            let deep_queue = self.sampler.base_rtt().is_some_and(|base_rtt| {
+                round_rtt.saturating_sub(base_rtt).as_secs_f64()
+                    > coexist::QUEUE_FRACTION * base_rtt.as_secs_f64()
+            });
+            fair_share::window_change_pkts(action, diff_pkts, alpha_pkts, beta_pkts, deep_queue)
         } else {
             match action {
                 Action::Increase => 1.0,

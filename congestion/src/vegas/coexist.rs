@@ -244,6 +244,8 @@ struct Episode {
     backoff_rounds: u32,
     tail_rounds: u32,
     start_cwnd_bytes: usize,
+    /// The smallest window its backoff rounds left.
+    min_cwnd_bytes: usize,
     base_rtt: Duration,
 }
 
@@ -433,6 +435,7 @@ impl Coexistence {
             backoff_rounds: 1,
             tail_rounds: 0,
             start_cwnd_bytes: obs.cwnd_before_bytes,
+            min_cwnd_bytes: obs.cwnd_after_bytes,
             base_rtt: path_base,
         };
         let Some(episode) = &mut self.run.episode else {
@@ -445,6 +448,7 @@ impl Coexistence {
         if backoff {
             episode.backoff_rounds += 1;
             episode.tail_rounds = 0;
+            episode.min_cwnd_bytes = episode.min_cwnd_bytes.min(obs.cwnd_after_bytes);
             if episode.backoff_rounds < EPISODE_ROUNDS {
                 return CoexistStep::Stay;
             }
@@ -460,8 +464,15 @@ impl Coexistence {
         self.run.episode = backoff.then_some(new_episode);
         let one_pkt = packet_time(obs.actual_bytes_per_sec, obs.max_datagram_size).as_secs_f64();
         let start_queue = queue_secs(episode.start_rtt, episode.base_rtt);
-        if episode.backoff_rounds < 2 || start_queue < 2.0 * one_pkt {
-            // A single -1 step is too small to see; a backoff from an
+        let cut_bytes = episode
+            .start_cwnd_bytes
+            .saturating_sub(episode.min_cwnd_bytes);
+        if episode.backoff_rounds < 2
+            || cut_bytes < obs.max_datagram_size
+            || start_queue < 2.0 * one_pkt
+        {
+            // A single -1 step, or fractions of a packet (`fair_share`
+            // inside the band), are too small to see; a backoff from an
             // (almost) empty queue has nothing to drain.
             return CoexistStep::Stay;
         }

@@ -26,6 +26,15 @@
 //! | below alpha | +1 (the paper's) |
 //! | alpha..beta | gamma x (middle - Diff): between -1/2 and +1/2 with the paper's 1 and 3 |
 //! | above beta | -max(1, gamma x (Diff - middle)) |
+//! | above beta, the queue deeper than a quarter of BaseRTT | -1 (the paper's) |
+//!
+//! The last row: a queue that deep is what the coexistence detector reads
+//! as another kind of flow ([`super::coexist::QUEUE_FRACTION`]; ten family
+//! flows on a path of 400 packets keep a twentieth), and it judges the
+//! flow's backoffs. Halving the excess there can leave a flow with a window
+//! of a few packets, whose share of the other flow's queue sits inside the
+//! band, before the detector has seen three backoffs (a flow at 7 packets
+//! beside CUBIC, 20 Mbit/s x 40 ms: no backoff for 10 s).
 //!
 //! One flow alone keeps the middle of the band (2 packets with alpha 1,
 //! beta 3) instead of wherever it entered it. Vegas-A keeps its hold inside
@@ -49,11 +58,20 @@ pub const FAIR_SHARE_GAIN: f64 = 0.5;
 /// branch): the paper's step where it increases, FAST's update toward the
 /// band's middle otherwise, at least the paper's one packet where the
 /// paper decreases.
-pub fn window_change_pkts(action: Action, diff_pkts: f64, alpha_pkts: f64, beta_pkts: f64) -> f64 {
+/// `deep_queue`: the round's queueing delay was more than
+/// [`super::coexist::QUEUE_FRACTION`] of BaseRTT (module documentation).
+pub fn window_change_pkts(
+    action: Action,
+    diff_pkts: f64,
+    alpha_pkts: f64,
+    beta_pkts: f64,
+    deep_queue: bool,
+) -> f64 {
     let middle_pkts = (alpha_pkts + beta_pkts) / 2.0;
     let toward_middle_pkts = FAIR_SHARE_GAIN * (middle_pkts - diff_pkts);
     match action {
         Action::Increase => 1.0,
+        Action::Decrease if deep_queue => -1.0,
         Action::Decrease => toward_middle_pkts.min(-1.0),
         _ => toward_middle_pkts,
     }
@@ -66,7 +84,7 @@ mod tests {
 
     fn change(diff_pkts: f64) -> f64 {
         let action = paper::avoidance_step(diff_pkts, 1.0, 3.0);
-        window_change_pkts(action, diff_pkts, 1.0, 3.0)
+        window_change_pkts(action, diff_pkts, 1.0, 3.0, false)
     }
 
     #[test]
@@ -78,6 +96,19 @@ mod tests {
         // Far above: half the distance to the middle.
         assert_eq!(change(10.0), -4.0);
         assert_eq!(change(52.0), -25.0);
+    }
+
+    #[test]
+    fn above_beta_in_a_deep_queue_the_paper_step_is_kept() {
+        let deep = |diff_pkts: f64| {
+            let action = paper::avoidance_step(diff_pkts, 1.0, 3.0);
+            window_change_pkts(action, diff_pkts, 1.0, 3.0, true)
+        };
+        assert_eq!(deep(10.0), -1.0);
+        assert_eq!(deep(52.0), -1.0);
+        // Inside and below the band nothing changes.
+        assert_eq!(deep(3.0), change(3.0));
+        assert_eq!(deep(0.5), 1.0);
     }
 
     #[test]
@@ -99,7 +130,7 @@ mod tests {
             for (window, diff) in windows.iter_mut().zip(diffs) {
                 let action = paper::avoidance_step(diff, 1.0, 3.0);
                 let step = if fair {
-                    window_change_pkts(action, diff, 1.0, 3.0)
+                    window_change_pkts(action, diff, 1.0, 3.0, false)
                 } else {
                     match action {
                         Action::Increase => 1.0,
