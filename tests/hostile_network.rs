@@ -52,29 +52,12 @@ fn fingerprint(r: &SimResult) -> String {
     format!("{} {} {} {flows:?}", r.events, r.sim_ns, r.timed_out)
 }
 
-const PATHS: [(&str, &str); 6] = [
-    ("30% random loss", "loss = 0.3"),
-    ("bursty loss", "loss = 0.05\nloss_burst_pkts = 8"),
-    (
-        "reordering",
-        "reorder = 0.1\nreorder_delay = \"15ms\"\n[reverse]\nreorder = 0.1",
-    ),
-    ("duplication", "duplicate = 0.2\n[reverse]\nduplicate = 0.2"),
-    (
-        "a 3 s blackhole",
-        "changes = [{ at = \"100ms\", loss = 1.0 }, { at = \"3100ms\", loss = 0.0 }]",
-    ),
-    (
-        "delay spikes",
-        "changes = [\n  { at = \"300ms\", delay = \"500ms\" },\n  { at = \"600ms\", delay = \"20ms\" },\n  \
-         { at = \"1s\", delay = \"1s\" },\n  { at = \"1100ms\", delay = \"20ms\" },\n]",
-    ),
-];
+include!("support/hostile_paths.rs");
 
 #[test]
 fn every_flow_completes_or_is_reported_and_runs_repeat_by_seed() {
     for algorithm in ["vegas", "vegas-a", "gallop-vegas", "newreno", "cubic"] {
-        for (name, path) in PATHS {
+        for (name, path) in HOSTILE_PATHS {
             let s = scenario(algorithm, path);
             let first = run(&s, RunOptions::default())
                 .unwrap_or_else(|e| panic!("{algorithm}, {name}: {e:#}"));

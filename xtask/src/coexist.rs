@@ -321,25 +321,8 @@ fn cells(o: &Options) -> Vec<Cell> {
     cells
 }
 
-/// `tests/hostile_network.rs`'s paths (a table of its own there).
-const HOSTILE_PATHS: [(&str, &str); 6] = [
-    ("30% random loss", "loss = 0.3"),
-    ("bursty loss", "loss = 0.05\nloss_burst_pkts = 8"),
-    (
-        "reordering",
-        "reorder = 0.1\nreorder_delay = \"15ms\"\n[reverse]\nreorder = 0.1",
-    ),
-    ("duplication", "duplicate = 0.2\n[reverse]\nduplicate = 0.2"),
-    (
-        "a 3 s blackhole",
-        "changes = [{ at = \"100ms\", loss = 1.0 }, { at = \"3100ms\", loss = 0.0 }]",
-    ),
-    (
-        "delay spikes",
-        "changes = [\n  { at = \"300ms\", delay = \"500ms\" },\n  { at = \"600ms\", delay = \"20ms\" },\n  \
-         { at = \"1s\", delay = \"1s\" },\n  { at = \"1100ms\", delay = \"20ms\" },\n]",
-    ),
-];
+// `HOSTILE_PATHS`: `tests/hostile_network.rs`'s paths, one table for both.
+include!("../../tests/support/hostile_paths.rs");
 
 fn run_cell(lab: &Path, dir: &Path, index: usize, cell: &Cell) -> Result<Value> {
     let mut args = vec!["run".to_string()];
