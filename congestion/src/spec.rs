@@ -833,30 +833,21 @@ mod tests {
                 assert_eq!(cc.config().fair_share, on, "{name} {mode}");
             }
         }
-        let off = params(&[("fair_share", "off")]);
-        assert!(
-            !vegas(family("vegas").unwrap(), "vegas", &off, 10, 1200)
-                .unwrap()
-                .config()
-                .fair_share
-        );
-        let err = build("vegas", &params(&[("fair_share", "2")]), 10, 1200).unwrap_err();
-        assert!(
-            err.to_string().contains("fair_share") && err.to_string().contains('2'),
-            "{err}"
-        );
-        let off = params(&[("coexist", "off")]);
-        assert!(
-            !vegas(family("vegas").unwrap(), "vegas", &off, 10, 1200)
-                .unwrap()
-                .config()
-                .coexist
-        );
-        let err = build("vegas", &params(&[("coexist", "maybe")]), 10, 1200).unwrap_err();
-        assert!(
-            err.to_string().contains("coexist") && err.to_string().contains("maybe"),
-            "{err}"
-        );
+        type Switch = fn(&VegasConfig) -> bool;
+        let switches: [(&str, &str, Switch); 2] = [
+            ("coexist", "maybe", |c| c.coexist),
+            ("fair_share", "2", |c| c.fair_share),
+        ];
+        for (key, bad_value, is_on) in switches {
+            let off = params(&[(key, "off")]);
+            let cc = vegas(family("vegas").unwrap(), "vegas", &off, 10, 1200).unwrap();
+            assert!(!is_on(cc.config()), "{key}=off");
+            let err = build("vegas", &params(&[(key, bad_value)]), 10, 1200).unwrap_err();
+            assert!(
+                err.to_string().contains(key) && err.to_string().contains(bad_value),
+                "{err}"
+            );
+        }
     }
 
     #[test]
