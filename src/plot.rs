@@ -281,6 +281,9 @@ pub struct QueueEvent {
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueueLog {
     pub source: String,
+    /// The UTC instant of `time_ms` 0 (`# wall_clock_origin` in the
+    /// header: the link emulator writes it, the simulator does not).
+    pub wall_clock_origin: Option<std::time::SystemTime>,
     pub events: Vec<QueueEvent>,
 }
 
@@ -298,16 +301,23 @@ impl QueueLog {
     /// Parses a queue log; errors name the line (as `record`).
     pub fn parse(text: &str, source: &str) -> Result<QueueLog, TraceError> {
         let mut events = Vec::new();
+        let mut wall_clock_origin = None;
         for (index, line) in text.lines().enumerate() {
             let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
             let error = |what: String| TraceError {
                 source: source.to_string(),
                 record: index + 1,
                 what,
             };
+            if line.starts_with('#') {
+                if let Some(origin) = vegas_interop::model::parse_wall_clock_origin(line) {
+                    wall_clock_origin = Some(origin.map_err(error)?);
+                }
+                continue;
+            }
+            if line.is_empty() {
+                continue;
+            }
             let fields: Vec<&str> = line.split_whitespace().collect();
             let [time, kind, bytes, queue, flow] = fields[..] else {
                 return Err(error(format!(
@@ -340,6 +350,7 @@ impl QueueLog {
         }
         Ok(QueueLog {
             source: source.to_string(),
+            wall_clock_origin,
             events,
         })
     }
@@ -417,6 +428,21 @@ fn time_shift_ms(input: &FlowInput<'_>, queue: Option<&QueueLog>, notes: &mut Ve
     let Some(queue) = queue else {
         return 0.0;
     };
+    if let (Some(trace_origin), Some(queue_origin)) =
+        (trace.wall_clock_origin, queue.wall_clock_origin)
+    {
+        // Both clocks are UTC: the qlog's time 0 sits this far after the
+        // queue log's (before it when negative).
+        let shift_ms = match trace_origin.duration_since(queue_origin) {
+            Ok(after) => after.as_secs_f64() * 1e3,
+            Err(before) => -before.duration().as_secs_f64() * 1e3,
+        };
+        notes.push(format!(
+            "{}: aligned by wall clock: qlog time 0 is {shift_ms:.3} ms into {}",
+            input.label, queue.source
+        ));
+        return shift_ms;
+    }
     let flow = input
         .flow_id
         .or_else(|| trace.title.as_deref().and_then(flow_id_from_title));

@@ -174,6 +174,10 @@ impl fmt::Display for TraceError {
 
 impl std::error::Error for TraceError {}
 
+/// Where a JSON-SEQ qlog's trace (or header) keeps the wall-clock time of
+/// its time 0.
+const WALL_CLOCK_POINTER: &str = "/common_fields/reference_time/wall_clock_time";
+
 /// One event of a trace, as written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -210,6 +214,10 @@ pub struct Trace {
     pub description: Option<String>,
     /// `client`, `server`, `network` or `unknown`.
     pub vantage_point: String,
+    /// The UTC instant of time 0: `common_fields.reference_time.
+    /// wall_clock_time` (qlog 0.18, quiche writes it), when present and
+    /// RFC 3339.
+    pub wall_clock_origin: Option<std::time::SystemTime>,
     /// The known events, in file order.
     pub events: Vec<Record>,
     /// Events skipped because their category or `vegas:` name is unknown,
@@ -411,6 +419,12 @@ impl Trace {
             description: text(trace.get("description")).or_else(|| text(header.get("description"))),
             vantage_point: text(trace.pointer("/vantage_point/type"))
                 .unwrap_or_else(|| "unknown".into()),
+            wall_clock_origin: text(
+                trace
+                    .pointer(WALL_CLOCK_POINTER)
+                    .or_else(|| header.pointer(WALL_CLOCK_POINTER)),
+            )
+            .and_then(|t| humantime::parse_rfc3339_weak(&t).ok()),
             events: Vec::new(),
             unknown_events: BTreeMap::new(),
         };

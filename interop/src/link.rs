@@ -90,10 +90,16 @@ impl Link {
         self.spec = spec;
     }
 
-    /// Writes the queue log to `w` (header lines first).
-    pub fn set_log(&mut self, w: Box<dyn Write + Send>) -> std::io::Result<()> {
+    /// Writes the queue log to `w` (header lines first), with
+    /// `wall_clock_origin` (the UTC instant of time 0) in its header.
+    pub fn set_log(
+        &mut self,
+        w: Box<dyn Write + Send>,
+        wall_clock_origin: std::time::SystemTime,
+    ) -> std::io::Result<()> {
+        let origin = crate::model::wall_clock_origin_line(wall_clock_origin);
         self.queue
-            .set_log(QueueLog::new(w, &self.name, &self.spec, None)?);
+            .set_log(QueueLog::new(w, &self.name, &self.spec, Some(&origin))?);
         Ok(())
     }
 
@@ -249,12 +255,20 @@ mod tests {
     fn queue_log_has_the_simulator_format() {
         let out = crate::model::tests::SharedLog::default();
         let mut link = Link::new("down", LinkSpec::new(8_000_000, 0, 1), 1);
-        link.set_log(Box::new(out.clone())).unwrap();
+        let origin = std::time::UNIX_EPOCH + std::time::Duration::new(1_795_658_028, 887_149_221);
+        link.set_log(Box::new(out.clone()), origin).unwrap();
         link.enqueue(0, pkt(2, 1000)); // + and - at 0
         link.enqueue(500_000, pkt(3, 1000)); // + (queue 1)
         link.enqueue(600_000, pkt(3, 1000)); // d
         link.advance(1_000_000); // - at 1 ms
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        // The header names time 0's UTC instant, and reads back exactly.
+        let first = text.lines().next().unwrap();
+        assert_eq!(first, "# wall_clock_origin 2026-11-26T01:53:48.887149221Z");
+        assert_eq!(
+            crate::model::parse_wall_clock_origin(first),
+            Some(Ok(origin))
+        );
         let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
         assert_eq!(
             lines,

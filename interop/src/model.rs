@@ -123,6 +123,35 @@ impl LossModel {
     }
 }
 
+/// The header key of a queue log's wall-clock origin: `# wall_clock_origin
+/// 2026-11-26T01:53:48.887149221Z` says which UTC instant `time_ms` 0 is
+/// (RFC 3339), so that a real run's queue log and its qlogs (whose
+/// `reference_time.wall_clock_time` is their time 0) share a time base.
+pub const WALL_CLOCK_ORIGIN_KEY: &str = "wall_clock_origin";
+
+/// The header line (without `# `) that records `origin` as time 0.
+pub fn wall_clock_origin_line(origin: std::time::SystemTime) -> String {
+    format!(
+        "{WALL_CLOCK_ORIGIN_KEY} {}",
+        humantime::format_rfc3339_nanos(origin)
+    )
+}
+
+/// The wall-clock origin of a queue log's header line, if `line` is one
+/// (`# ` and surrounding spaces allowed). An error names what is wrong
+/// with the timestamp of a line that has the key.
+pub fn parse_wall_clock_origin(line: &str) -> Option<Result<std::time::SystemTime, String>> {
+    let rest = line
+        .trim()
+        .trim_start_matches('#')
+        .trim_start()
+        .strip_prefix(WALL_CLOCK_ORIGIN_KEY)?;
+    let text = rest.trim();
+    Some(humantime::parse_rfc3339(text).map_err(|e| {
+        format!("{WALL_CLOCK_ORIGIN_KEY} `{text}`: {e} (want RFC 3339 UTC, e.g. 2026-11-26T01:53:48.887149221Z)")
+    }))
+}
+
 /// A link's queue log (module documentation for the format).
 pub struct QueueLog {
     out: Box<dyn Write + Send>,
@@ -367,6 +396,21 @@ pub(crate) mod tests {
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+
+    #[test]
+    fn wall_clock_origin_lines_round_trip_and_bad_ones_say_why() {
+        let origin = std::time::UNIX_EPOCH + std::time::Duration::new(1_795_658_028, 5);
+        let line = format!("# {}", wall_clock_origin_line(origin));
+        assert_eq!(line, "# wall_clock_origin 2026-11-26T01:53:48.000000005Z");
+        assert_eq!(parse_wall_clock_origin(&line), Some(Ok(origin)));
+        assert_eq!(parse_wall_clock_origin("# queue log of link down"), None);
+        let bad = parse_wall_clock_origin("# wall_clock_origin yesterday");
+        let message = bad.unwrap().unwrap_err();
+        assert!(
+            message.contains("`yesterday`") && message.contains("RFC 3339"),
+            "{message}"
+        );
     }
 
     #[test]

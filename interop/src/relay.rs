@@ -30,6 +30,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 use std::time::Instant;
+use std::time::SystemTime;
 
 use crate::limits;
 use crate::link::Link;
@@ -334,7 +335,9 @@ impl Emulator {
             .map_err(|e| e.to_string())?;
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel();
+        // The queue logs' time 0, as an instant and as UTC (read together).
         let start = Instant::now();
+        let wall_clock_start = SystemTime::now();
         let receiver = {
             let stop = stop.clone();
             std::thread::Builder::new()
@@ -346,7 +349,9 @@ impl Emulator {
             let stop = stop.clone();
             std::thread::Builder::new()
                 .name("emu-sched".into())
-                .spawn(move || schedule(config, scheduler_side, rx, stop, start))
+                .spawn(move || {
+                    schedule(config, scheduler_side, rx, stop, (start, wall_clock_start))
+                })
                 .map_err(|e| e.to_string())?
         };
         Ok(Emulator {
@@ -525,16 +530,16 @@ fn schedule(
     listeners: Vec<UdpSocket>,
     rx: mpsc::Receiver<Msg>,
     stop: Arc<AtomicBool>,
-    start: Instant,
+    (start, wall_clock_start): (Instant, SystemTime),
 ) -> Report {
     tighten_timer_slack();
     let mut down = Link::new("down", config.down, config.seed);
     let mut up = Link::new("up", config.up, config.seed.wrapping_add(1));
     if let Some(w) = config.down_log.take() {
-        let _ = down.set_log(w);
+        let _ = down.set_log(w, wall_clock_start);
     }
     if let Some(w) = config.up_log.take() {
-        let _ = up.set_log(w);
+        let _ = up.set_log(w, wall_clock_start);
     }
     config.steps.sort_by_key(|s| s.at_ns);
     let mut steps = config.steps.into_iter().peekable();
