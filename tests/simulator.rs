@@ -66,6 +66,43 @@ fn same_seed_identical_json_and_another_seed_differs_under_random_loss() {
 }
 
 #[test]
+fn jitter_delays_packets_in_order_and_is_seeded() {
+    // 10 Mbit/s: a packet every 1.2 ms; jitter of 1 ms mean (at most 10 ms)
+    // each way would reorder packets by up to 8 if it did not keep FIFO,
+    // and QUIC would declare the late ones lost (packet threshold 3).
+    let flow = one_flow("vegas", "bytes = 2000000");
+    let jitter = "jitter = \"1ms\"\n[reverse]\njitter = \"1ms\"";
+    let jittered = scenario(&flow, jitter, &["seed=5"]);
+    let a = run_report(&jittered);
+    assert_eq!(a.flows[0].lost_packets, 0, "{:?}", a.flows[0]);
+    assert_eq!(a.flows[0].pto_count, 0, "{:?}", a.flows[0]);
+    // 30 kB never queue (the pipe holds 50 kB): the RTT grows by the
+    // jitter alone, 2 ms in the mean (more where FIFO holds a packet
+    // behind a later draw of the one before it).
+    let short = one_flow("vegas", "bytes = 30000");
+    let clean_ms = run_report(&scenario(&short, "", &[])).flows[0]
+        .mean_rtt_ms
+        .unwrap();
+    let jittered_ms = run_report(&scenario(&short, jitter, &["seed=5"])).flows[0]
+        .mean_rtt_ms
+        .unwrap();
+    let added_ms = jittered_ms - clean_ms;
+    assert!(
+        (1.0..6.0).contains(&added_ms),
+        "2 ms of mean jitter per round trip added {added_ms:.2} ms"
+    );
+    assert_eq!(
+        json_without_wall_time(&a),
+        json_without_wall_time(&run_report(&jittered))
+    );
+    let other_seed = run_report(&scenario(&flow, jitter, &["seed=6"]));
+    assert_ne!(
+        json_without_wall_time(&a),
+        json_without_wall_time(&other_seed)
+    );
+}
+
+#[test]
 fn one_newreno_flow_fills_an_uncongested_path() {
     // Buffer of one BDP (10 Mbit/s * 40 ms = 50 kB = ~42 packets) and more.
     let s = scenario(&one_flow("newreno", "duration = \"20s\""), "", &[]);

@@ -257,10 +257,12 @@ pub struct Simulator {
     time_limit: Nanos,
     processed: u64,
     rng: ChaCha8Rng,
-    /// Reordering and duplication after the bottleneck and the reverse
-    /// link, with their own random stream.
+    /// Jitter, reordering and duplication after the bottleneck and the
+    /// reverse link, with their own random stream.
     impairments: [Impairments; 2],
     impairment_rng: ChaCha8Rng,
+    /// The latest arrival a jittered link scheduled, per link.
+    last_jittered_arrival_ns: [Nanos; 2],
     background_links: Option<[usize; 2]>,
     options: RunOptions,
     buf: Vec<u8>,
@@ -376,6 +378,7 @@ impl Simulator {
                 scenario.reverse.impairments(),
             ],
             impairment_rng: ChaCha8Rng::seed_from_u64(sub_seed(seed, 4)),
+            last_jittered_arrival_ns: [0; 2],
             background_links: None,
             options,
             buf: vec![0; 65536],
@@ -707,6 +710,15 @@ impl Simulator {
                 };
                 if let Some(impairments) = self.impairments.get(link).filter(|i| i.is_active()) {
                     let impairments = *impairments;
+                    if !impairments.jitter.is_zero() {
+                        // Behind the packet before it on this link, never
+                        // ahead (the scenario's FIFO jitter).
+                        let u = self.impairment_rng.gen::<f64>();
+                        at = at
+                            .saturating_add(impairments.jitter_ns(u))
+                            .max(self.last_jittered_arrival_ns[link]);
+                        self.last_jittered_arrival_ns[link] = at;
+                    }
                     if self.impairment_rng.gen::<f64>() < impairments.duplicate {
                         self.schedule(at, EventKind::Arrive(packet.clone()));
                     }

@@ -24,6 +24,14 @@
 //! arriving `reorder_delay` late) and `duplicate` (a fraction arriving
 //! twice).
 //!
+//! Real-socket noise: `jitter` on the bottleneck and the reverse link adds
+//! to each packet's delay a seeded draw from an exponential distribution
+//! of that mean (capped at [`JITTER_CAP_MEANS`] means), without
+//! reordering: a packet never arrives before the one sent ahead of it on
+//! the same link. The link emulator's own timer error on this machine is
+//! close to that shape (p50 29 us, p99 85 us over 76,727 datagrams at
+//! 100 Mbit/s), and the two QUIC endpoints' event loops add theirs.
+//!
 //! Bounds, so that no scenario panics, wraps around or runs out of memory:
 //! every duration at most 1 day ([`MAX_DURATION`]); rates from 1 bit/s to
 //! 1000 Gbit/s; buffers at most 1,000,000 packets; `receiver.max_ack_delay`
@@ -230,6 +238,10 @@ pub struct LinkConfig {
     /// Fraction of packets that arrive twice (0 by default).
     #[serde(default)]
     pub duplicate: f64,
+    /// Mean extra delay per packet, exponential, FIFO kept (module
+    /// documentation); 0 by default.
+    #[serde(default = "no_jitter")]
+    pub jitter: Dur,
 }
 
 /// What a hostile path does to packets once they leave a link: a fraction
@@ -241,6 +253,19 @@ pub struct Impairments {
     pub reorder: f64,
     pub reorder_delay: Duration,
     pub duplicate: f64,
+    /// Mean of the exponential extra delay of each packet (FIFO kept).
+    pub jitter: Duration,
+}
+
+/// A jitter draw is at most this many means: the exponential's tail cut
+/// where it would stand for a stall, not for noise (our choice).
+pub const JITTER_CAP_MEANS: f64 = 10.0;
+
+/// Upper bound of a link's `jitter` (a mean far above any timer noise).
+pub const MAX_JITTER: Duration = Duration::from_millis(100);
+
+fn no_jitter() -> Dur {
+    Dur(Duration::ZERO)
 }
 
 fn default_reorder_delay() -> Dur {
@@ -248,28 +273,47 @@ fn default_reorder_delay() -> Dur {
 }
 
 impl Impairments {
-    fn new(reorder: f64, reorder_delay: Dur, duplicate: f64) -> Self {
+    fn new(reorder: f64, reorder_delay: Dur, duplicate: f64, jitter: Dur) -> Self {
         Impairments {
             reorder,
             reorder_delay: reorder_delay.0,
             duplicate,
+            jitter: jitter.0,
         }
     }
 
     pub fn is_active(&self) -> bool {
-        self.reorder > 0.0 || self.duplicate > 0.0
+        self.reorder > 0.0 || self.duplicate > 0.0 || !self.jitter.is_zero()
+    }
+
+    /// One packet's extra delay from a uniform draw `u` in [0, 1): the
+    /// exponential's inverse CDF, capped at [`JITTER_CAP_MEANS`] means.
+    pub fn jitter_ns(&self, u: f64) -> u64 {
+        let mean_ns = self.jitter.as_nanos() as f64;
+        let draw = -mean_ns * (1.0 - u).max(f64::MIN_POSITIVE).ln();
+        draw.min(JITTER_CAP_MEANS * mean_ns) as u64
     }
 }
 
 impl LinkConfig {
     pub fn impairments(&self) -> Impairments {
-        Impairments::new(self.reorder, self.reorder_delay, self.duplicate)
+        Impairments::new(
+            self.reorder,
+            self.reorder_delay,
+            self.duplicate,
+            self.jitter,
+        )
     }
 }
 
 impl ReverseConfig {
     pub fn impairments(&self) -> Impairments {
-        Impairments::new(self.reorder, self.reorder_delay, self.duplicate)
+        Impairments::new(
+            self.reorder,
+            self.reorder_delay,
+            self.duplicate,
+            self.jitter,
+        )
     }
 }
 
@@ -299,6 +343,10 @@ pub struct ReverseConfig {
     /// Fraction of packets that arrive twice (0 by default).
     #[serde(default)]
     pub duplicate: f64,
+    /// Mean extra delay per packet, exponential, FIFO kept (module
+    /// documentation); 0 by default.
+    #[serde(default = "no_jitter")]
+    pub jitter: Dur,
 }
 
 /// A flow's own access link between its sender and the bottleneck (the
@@ -627,6 +675,13 @@ impl Scenario {
         ] {
             check_loss(&format!("{link}.reorder"), imp.reorder)?;
             check_loss(&format!("{link}.duplicate"), imp.duplicate)?;
+            if imp.jitter > MAX_JITTER {
+                bail!(
+                    "field `{link}.jitter`: value {:?}; allowed: at most {MAX_JITTER:?} \
+                     (a mean per-packet delay noise)",
+                    imp.jitter
+                );
+            }
         }
         if let Some(v) = &self.bottleneck.delay_variation {
             if v.min.0 > v.max.0 || v.period.0.is_zero() || v.step.0.is_zero() {
