@@ -113,6 +113,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "actual_bytes",
     "require_cwnd_limited",
     "aggregation_aware",
+    "subtract_delay_noise",
     "whole_datagrams",
     "trend_resolution_pkts",
     "round_diff",
@@ -332,6 +333,7 @@ pub fn vegas(
             }
             "require_cwnd_limited" => c.sampler.require_cwnd_limited = parse_bool(key, v)?,
             "aggregation_aware" => c.sampler.aggregation_aware = parse_bool(key, v)?,
+            "subtract_delay_noise" => c.sampler.subtract_delay_noise = parse_bool(key, v)?,
             "whole_datagrams" => c.whole_datagrams = parse_bool(key, v)?,
             "round_diff" => c.round_diff = parse_bool(key, v)?,
             "coexist" => c.coexist = parse_bool(key, v)?,
@@ -814,7 +816,7 @@ mod tests {
     }
 
     #[test]
-    fn coexistence_and_fair_share_are_on_by_default_off_in_paper_mode_and_switchable() {
+    fn coexistence_fair_share_and_delay_noise_are_on_by_default_off_in_paper_mode_and_switchable() {
         for (mode, on) in [("default", true), ("paper", false), ("naive", false)] {
             for name in ["vegas", "vegas-a", "gallop-vegas", "vegas-compat"] {
                 let mut p = params(&[("mode", mode)]);
@@ -831,12 +833,20 @@ mod tests {
                 let cc = vegas(family(name).unwrap(), name, &p, 10, 1200).unwrap();
                 assert_eq!(cc.config().coexist, on, "{name} {mode}");
                 assert_eq!(cc.config().fair_share, on, "{name} {mode}");
+                assert_eq!(
+                    cc.config().sampler.subtract_delay_noise,
+                    on,
+                    "{name} {mode}"
+                );
             }
         }
         type Switch = fn(&VegasConfig) -> bool;
-        let switches: [(&str, &str, Switch); 2] = [
+        let switches: [(&str, &str, Switch); 3] = [
             ("coexist", "maybe", |c| c.coexist),
             ("fair_share", "2", |c| c.fair_share),
+            ("subtract_delay_noise", "sometimes", |c| {
+                c.sampler.subtract_delay_noise
+            }),
         ];
         for (key, bad_value, is_on) in switches {
             let off = params(&[(key, "off")]);

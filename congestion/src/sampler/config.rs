@@ -89,6 +89,10 @@ pub struct SamplerConfig {
     /// Read the round's RTT from hold bounds when the path aggregates ACKs
     /// (module documentation, "ACK aggregation").
     pub aggregation_aware: bool,
+    /// Judge slow start's round RTT less the path's delay noise
+    /// ([`RoundSampler::delay_noise`]); off in paper mode (the papers'
+    /// links have none).
+    pub subtract_delay_noise: bool,
 }
 
 impl SamplerConfig {
@@ -115,6 +119,7 @@ impl SamplerConfig {
             require_cwnd_limited: true,
             round_end: RoundEnd::PacketNumber,
             aggregation_aware: false,
+            subtract_delay_noise: false,
         }
     }
 
@@ -184,6 +189,7 @@ impl Default for SamplerConfig {
             require_cwnd_limited: true,
             round_end: RoundEnd::PacketNumber,
             aggregation_aware: true,
+            subtract_delay_noise: true,
         }
     }
 }

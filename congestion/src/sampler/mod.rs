@@ -195,6 +195,12 @@ pub const DEFAULT_MIN_ROUND_BYTES: u64 = 2 * 1200;
 /// and the ACK rate outside bursts.
 const SMOOTHING_GAIN_DENOMINATOR: u32 = 8;
 
+/// The delay noise is read from round means of at least this many
+/// samples: the smallest of several means of five samples each was 0.2 ms
+/// below the noise's 0.6 ms mean (virtual time, 300 us of jitter each
+/// way), of 16 and more about 0.05 ms. Our choice.
+pub const DELAY_NOISE_MIN_SAMPLES: u32 = 16;
+
 /// What one finished round measured.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RoundSample {
@@ -202,7 +208,9 @@ pub struct RoundSample {
     pub base_rtt: Duration,
     /// The round's RTT (min or mean of its samples, per `round_rtt`).
     pub round_rtt: Duration,
-    /// The round's RTT per `slow_start_round_rtt`.
+    /// The round's RTT per `slow_start_round_rtt`, less the path's delay
+    /// noise with `subtract_delay_noise` (never below the round's
+    /// smallest sample).
     pub slow_start_round_rtt: Duration,
     /// Actual = counted bytes / interval or send span, per
     /// `SamplerConfig::actual_bytes`.
@@ -329,6 +337,8 @@ pub struct RoundSampler {
     /// Packets newly acknowledged per ACK frame, smoothed with a 1/8 gain:
     /// the peer's ACK frequency as this sender sees it.
     pkts_per_ack_frame: Option<f64>,
+    /// The smallest mean RTT of a round so far ([`RoundSampler::delay_noise`]).
+    min_round_mean_rtt: Option<Duration>,
 }
 
 impl RoundSampler {
@@ -352,6 +362,7 @@ impl RoundSampler {
             last_burst_at: None,
             ack_rate_bytes_per_sec: None,
             credit_cycle: None,
+            min_round_mean_rtt: None,
             recent_frames: RecentFrames::default(),
             pkts_per_ack_frame: None,
         })
@@ -608,13 +619,26 @@ impl RoundSampler {
         let tally = *round;
         let (hold_aware_min, hold_bounded) =
             self.hold_aware_round_min(event.now, &tally, interval, base_rtt, last_cwnd_bytes);
-        let round = self.round.as_mut()?;
+        let mean_rtt = tally.rtt_sum / tally.samples;
+        if tally.samples >= DELAY_NOISE_MIN_SAMPLES {
+            self.min_round_mean_rtt = Some(
+                self.min_round_mean_rtt
+                    .map_or(mean_rtt, |m| m.min(mean_rtt)),
+            );
+        }
         let stat = |stat: RoundRttStat| match stat {
             RoundRttStat::Min => hold_aware_min,
-            RoundRttStat::Mean => round.rtt_sum / round.samples,
+            RoundRttStat::Mean => mean_rtt,
         };
         let round_rtt = stat(self.config.round_rtt);
-        let slow_start_round_rtt = stat(self.config.slow_start_round_rtt);
+        let mut slow_start_round_rtt = stat(self.config.slow_start_round_rtt);
+        if self.config.subtract_delay_noise {
+            let noise = self.delay_noise().unwrap_or_default();
+            slow_start_round_rtt = slow_start_round_rtt
+                .saturating_sub(noise)
+                .max(tally.rtt_min.min(mean_rtt));
+        }
+        let round = self.round.as_mut()?;
         // The round's own sends must have used the window: a round that
         // mostly waited on packets of the previous one (a QUIC handshake,
         // a request in flight) measures nothing about the path. A paced
@@ -651,6 +675,21 @@ impl RoundSampler {
         };
         *round = RoundTally::new(next_pkt_num, event.now, largest_acked_sent, last_cwnd_bytes);
         Some(sample)
+    }
+
+    /// The path's delay noise: the smallest mean RTT of a round so far
+    /// (rounds of at least [`DELAY_NOISE_MIN_SAMPLES`] samples) less
+    /// BaseRTT. BaseRTT is the smallest of all samples, the one that
+    /// carried the least noise; the quietest round's mean (an early one,
+    /// its window far below the pipe) carries the mean noise. On a path
+    /// without noise that is near zero; where timers, schedulers or a
+    /// link emulator add a fraction of a millisecond to each packet it is
+    /// about that mean, and a round's mean carries the same: at
+    /// 100 Mbit/s x 80 ms a 0.2 ms noise reads as 1.9 packets of Diff in a
+    /// 650-packet window, and slow start, which judges the mean, left at
+    /// 0.86 of the pipe (virtual time with 100 us of jitter each way).
+    pub fn delay_noise(&self) -> Option<Duration> {
+        Some(self.min_round_mean_rtt?.saturating_sub(self.base_rtt()?))
     }
 
     /// Smooths the packets each ACK frame newly acknowledges.
@@ -1548,8 +1587,11 @@ mod tests {
         // Two packets every 2 ms (one per ms): no rate until 16 packets
         // follow the oldest frame, then exactly one packet per ms.
         let mut rates = Vec::new();
+        // Sent as fast as they arrive, 80 ms earlier.
+        let sent = |at: Instant| at - 80 * MS;
         for i in 0..20 {
-            rates.push(frames.push(t0 + 2 * i * MS, 2 * pkt, min_bytes));
+            let at = t0 + 100 * MS + 2 * i * MS;
+            rates.push(frames.push(at, sent(at), 2 * pkt, min_bytes));
         }
         assert!(rates[..8].iter().all(Option::is_none), "{rates:?}");
         for rate in &rates[8..] {
@@ -1558,10 +1600,38 @@ mod tests {
         }
         // A clump (a frame 100 us after the previous) moves the rate over
         // 16 packets by a little, not to the clump's own 20 packets per ms.
-        let last = t0 + 38 * MS;
-        let clumped = frames.push(last + 100 * us, 2 * pkt, min_bytes).unwrap();
+        let last = t0 + 100 * MS + 38 * MS;
+        let at = last + 100 * us;
+        let clumped = frames.push(at, sent(at), 2 * pkt, min_bytes).unwrap();
         assert!(clumped < 1.3 * 1000.0 * pkt as f64, "{clumped}");
         // The frames kept stay few (bounded memory on the ACK path).
         assert!(frames.frames.len() <= 10, "{}", frames.frames.len());
+    }
+
+    #[test]
+    fn recent_frames_are_no_faster_than_their_packets_were_sent() {
+        let t0 = Instant::now();
+        let pkt = MDS as u64;
+        let min_bytes = FRAME_RATE_MIN_PKTS * pkt;
+        let mut frames = RecentFrames::default();
+        // Packets sent one per ms, their frames (two packets each) arriving
+        // as sent until a late wake-up of the event loop reads the next
+        // eight at once, stamped 10 us apart: their arrival span alone
+        // reads 16 packets in 2 ms.
+        let mut rates = Vec::new();
+        for i in 0..16u32 {
+            let sent = t0 + 2 * i * MS;
+            let arrival = if i < 8 {
+                sent + 80 * MS
+            } else {
+                t0 + 96 * MS + (i - 8) * Duration::from_micros(10)
+            };
+            rates.extend(frames.push(arrival, sent, 2 * pkt, min_bytes));
+        }
+        let one_per_ms = 1000.0 * pkt as f64;
+        assert!(!rates.is_empty());
+        for rate in rates {
+            assert!(rate <= 1.01 * one_per_ms, "{rate} > {one_per_ms}");
+        }
     }
 }
