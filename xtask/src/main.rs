@@ -385,6 +385,10 @@ fn bench(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "--coexist") {
         return coexist::run(args);
     }
+    if args.iter().any(|a| a == "--real") {
+        let lab = build_lab()?;
+        return interop::bench_real(&root(), args, &lab);
+    }
     let mut c = cargo();
     c.args(["bench", "--features", "sim"]);
     c.args(args);

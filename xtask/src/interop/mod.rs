@@ -55,8 +55,11 @@ use std::process::Stdio;
 use std::time::Duration;
 use std::time::Instant;
 
+mod real;
 mod report;
 mod stacks;
+
+pub use real::run as bench_real;
 
 use report::*;
 use stacks::*;

@@ -1,0 +1,903 @@
+//! `cargo xtask bench --real`: the Vegas family and CUBIC on real sockets,
+//! our h3-server and h3-client through `vegas-link-emu` on loopback, one
+//! download at a time, every algorithm of a path in turn (the order
+//! reversed every other repetition), then loopback without the emulator,
+//! and beside each path the simulator's figures for the same link, bytes
+//! and algorithm. `cargo xtask bench --real --help` lists the options.
+//!
+//! Per run: goodput from the client's own timing (request to last byte),
+//! the down link's time-weighted mean and 95th-percentile queue from the
+//! emulator's queue log (first to last datagram), drop-tail drops, the
+//! packets the server counted lost, and the emulator's timing precision.
+//! Writes `target/bench-real/REPORT.md` and `report.json`, and the
+//! generated part of `docs/real-rates.md` (between its markers) unless
+//! `--no-doc`.
+
+use super::*;
+
+const ALGORITHMS: [&str; 4] = ["vegas", "vegas-a", "gallop-vegas", "cubic"];
+const RATES_MBIT: [f64; 4] = [10.0, 25.0, 50.0, 100.0];
+const RTTS_MS: [f64; 4] = [20.0, 50.0, 80.0, 200.0];
+const BUFFER_BDPS: [f64; 2] = [1.0, 2.0];
+const SECONDS: [f64; 2] = [4.0, 30.0];
+const REPS: usize = 2;
+const LOOPBACK_MBYTES: u64 = 500;
+const LOOPBACK_REPS: usize = 3;
+/// The queue target of the issue: within [alpha, beta + 1] packets (the
+/// defaults' alpha 1 and beta 3, Brakmo & Peterson III-B), or within one
+/// packet of the simulator's on the same path.
+const QUEUE_TARGET_PKTS: (f64, f64) = (1.0, 4.0);
+/// Goodput target: at least this fraction of CUBIC's on the same path.
+const GOODPUT_TARGET: f64 = 0.95;
+const START: &str = "<!-- cargo xtask bench --real: generated from here -->";
+const END: &str = "<!-- cargo xtask bench --real: generated up to here -->";
+
+const USAGE: &str = "cargo xtask bench --real [OPTIONS]
+
+Our h3-server (--cc ALGORITHM) and h3-client through vegas-link-emu, one
+transfer at a time, every path's algorithms in turn (reversed every other
+repetition), then loopback downloads without the emulator, and the
+simulator's figures for each path beside the real ones.
+
+Options (lists are comma-separated):
+  --rates MBIT        link rates, each in [1, 1000] (default 10,25,50,100)
+  --rtts MS           round-trip times, each in [2, 1000] (default 20,50,80,200)
+  --buffers BDP       buffers in BDPs of 1350-byte datagrams, each in (0, 8],
+                      at least 50 packets (default 1,2)
+  --seconds S         transfers of S seconds of the link's rate, each in
+                      [1, 120] (default 4,30)
+  --algorithms LIST   h3-server --cc names (default vegas,vegas-a,gallop-vegas,cubic;
+                      cubic is the reference and is always run)
+  --reps N            repetitions, in [1, 20] (default 2)
+  --loopback-mb N     loopback download size in MB, 0 to skip (default 500)
+  --loopback-reps N   loopback repetitions, in [1, 20] (default 3)
+  --no-sim            leave out the simulator's figures
+  --no-doc            write only target/bench-real/, not docs/real-rates.md
+  --quick             10 and 100 Mbit/s x 20 and 80 ms, 1 BDP, 4 s, 1 repetition,
+                      loopback 200 MB once, and --no-doc";
+
+struct RealOptions {
+    rates_mbit: Vec<f64>,
+    rtts_ms: Vec<f64>,
+    buffer_bdps: Vec<f64>,
+    seconds: Vec<f64>,
+    algorithms: Vec<String>,
+    reps: usize,
+    loopback_mbytes: u64,
+    loopback_reps: usize,
+    sim: bool,
+    doc: bool,
+}
+
+fn list(flag: &str, text: &str, range: (f64, f64), what: &str) -> Result<Vec<f64>, String> {
+    let bad = |item: &str| {
+        format!(
+            "bench --real: {flag} `{item}`: want {what} in [{}, {}], comma-separated",
+            range.0, range.1
+        )
+    };
+    let v: Vec<f64> = text
+        .split(',')
+        .map(|item| {
+            item.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| (range.0..=range.1).contains(v) && *v > 0.0)
+                .ok_or_else(|| bad(item))
+        })
+        .collect::<Result<_, _>>()?;
+    if v.is_empty() {
+        return Err(bad(text));
+    }
+    Ok(v)
+}
+
+fn count(flag: &str, text: &str, max: usize) -> Result<usize, String> {
+    text.parse::<usize>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| format!("bench --real: {flag} `{text}`: want an integer in [1, {max}]"))
+}
+
+fn parse(args: &[String]) -> Result<Option<RealOptions>, String> {
+    let mut o = RealOptions {
+        rates_mbit: RATES_MBIT.to_vec(),
+        rtts_ms: RTTS_MS.to_vec(),
+        buffer_bdps: BUFFER_BDPS.to_vec(),
+        seconds: SECONDS.to_vec(),
+        algorithms: ALGORITHMS.iter().map(|s| s.to_string()).collect(),
+        reps: REPS,
+        loopback_mbytes: LOOPBACK_MBYTES,
+        loopback_reps: LOOPBACK_REPS,
+        sim: true,
+        doc: true,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |flag: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("bench --real: {flag} needs a value"))
+        };
+        match arg.as_str() {
+            "--real" => {}
+            "--help" | "-h" => return Ok(None),
+            "--quick" => {
+                o.rates_mbit = vec![10.0, 100.0];
+                o.rtts_ms = vec![20.0, 80.0];
+                o.buffer_bdps = vec![1.0];
+                o.seconds = vec![4.0];
+                o.reps = 1;
+                o.loopback_mbytes = 200;
+                o.loopback_reps = 1;
+                // A sample, not the report: docs/real-rates.md stays.
+                o.doc = false;
+            }
+            "--rates" => o.rates_mbit = list(arg, &value(arg)?, (1.0, 1000.0), "Mbit/s")?,
+            "--rtts" => o.rtts_ms = list(arg, &value(arg)?, (2.0, 1000.0), "milliseconds")?,
+            "--buffers" => o.buffer_bdps = list(arg, &value(arg)?, (0.0, 8.0), "BDPs")?,
+            "--seconds" => o.seconds = list(arg, &value(arg)?, (1.0, 120.0), "seconds")?,
+            "--algorithms" => {
+                let text = value(arg)?;
+                let mut names: Vec<String> = Vec::new();
+                for name in text.split(',').map(str::trim) {
+                    let known =
+                        VEGAS_FAMILY.contains(&name) || ["cubic", "reno", "bbr2"].contains(&name);
+                    if !known {
+                        return Err(format!(
+                            "bench --real: --algorithms `{name}`: want one of {}, cubic, reno, bbr2",
+                            VEGAS_FAMILY.join(", ")
+                        ));
+                    }
+                    names.push(name.to_string());
+                }
+                if !names.iter().any(|n| n == "cubic") {
+                    names.push("cubic".into());
+                }
+                o.algorithms = names;
+            }
+            "--reps" => o.reps = count(arg, &value(arg)?, 20)?,
+            "--loopback-mb" => {
+                let text = value(arg)?;
+                o.loopback_mbytes =
+                    text.parse::<u64>()
+                        .ok()
+                        .filter(|n| *n <= 4000)
+                        .ok_or_else(|| {
+                            format!(
+                            "bench --real: --loopback-mb `{text}`: want an integer in [0, 4000]"
+                        )
+                        })?;
+            }
+            "--loopback-reps" => o.loopback_reps = count(arg, &value(arg)?, 20)?,
+            "--no-sim" => o.sim = false,
+            "--no-doc" => o.doc = false,
+            other => {
+                return Err(format!(
+                    "bench --real: unknown option `{other}` (cargo xtask bench --real --help)"
+                ))
+            }
+        }
+    }
+    Ok(Some(o))
+}
+
+/// One path of the grid.
+#[derive(Clone, Copy, Debug)]
+struct Path_ {
+    rate_mbit: f64,
+    rtt_ms: f64,
+    buffer_bdp: f64,
+    seconds: f64,
+}
+
+impl Path_ {
+    fn cell(&self) -> StackCell {
+        let mut cell = StackCell::new(self.rate_mbit, self.rtt_ms, self.seconds);
+        let bdp_pkts = self.rate_mbit * 1e6 / 8.0 * self.rtt_ms / 1e3 / BDP_DATAGRAM_BYTES;
+        cell.buffer_pkts = ((self.buffer_bdp * bdp_pkts).ceil() as usize).max(BUFFER_PKTS);
+        cell
+    }
+
+    fn name(&self) -> String {
+        format!(
+            "{} Mbit/s x {} ms, {} BDP ({} pkts), {} s",
+            self.rate_mbit,
+            self.rtt_ms,
+            self.buffer_bdp,
+            self.cell().buffer_pkts,
+            self.seconds
+        )
+    }
+}
+
+/// What one real run measured.
+#[derive(Clone, Copy, Debug)]
+struct Figures {
+    goodput_mbit: f64,
+    queue_mean: f64,
+    queue_p95: f64,
+    drops: u64,
+    /// Packets the server counted lost (quiche's stats).
+    lost: u64,
+    lateness_p99_us: Option<f64>,
+}
+
+/// The simulator's figures for a path and algorithm.
+#[derive(Clone, Copy, Debug)]
+struct SimFigures {
+    goodput_mbit: f64,
+    queue_mean: f64,
+    queue_p95: f64,
+    drops: u64,
+}
+
+/// A loopback download: (algorithm, repetition, (goodput Mbit/s, packets
+/// lost) or why it failed).
+type LoopbackRun = (String, usize, Result<(f64, u64), String>);
+
+struct Cell {
+    path: Path_,
+    runs: Vec<(String, usize, Result<Figures, String>)>,
+    sim: Vec<(String, Result<SimFigures, String>)>,
+}
+
+impl Cell {
+    fn figures(&self, cc: &str) -> Vec<Figures> {
+        self.runs
+            .iter()
+            .filter(|(c, _, _)| c == cc)
+            .filter_map(|(_, _, r)| r.as_ref().ok().copied())
+            .collect()
+    }
+
+    fn median(&self, cc: &str, f: impl Fn(&Figures) -> f64) -> Option<f64> {
+        median(self.figures(cc).iter().map(f).collect())
+    }
+
+    fn sim(&self, cc: &str) -> Option<SimFigures> {
+        self.sim
+            .iter()
+            .find(|(c, _)| c == cc)
+            .and_then(|(_, r)| r.as_ref().ok().copied())
+    }
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// Time-weighted `q` quantile of the queue over [a, b] ms.
+fn queue_quantile(events: &[Event], a: f64, b: f64, q: f64) -> f64 {
+    let mut time_at: std::collections::BTreeMap<u64, f64> = Default::default();
+    let (mut level, mut t) = (0u64, a);
+    for e in events {
+        if e.t_ms <= a {
+            level = e.queue;
+            continue;
+        }
+        if e.t_ms > b {
+            break;
+        }
+        *time_at.entry(level).or_default() += e.t_ms - t;
+        t = e.t_ms;
+        level = e.queue;
+    }
+    *time_at.entry(level).or_default() += b - t;
+    let total: f64 = time_at.values().sum();
+    let mut acc = 0.0;
+    for (level, dt) in &time_at {
+        acc += dt;
+        if acc >= q * total {
+            return *level as f64;
+        }
+    }
+    level as f64
+}
+
+/// `lost N` of the server's close line.
+fn server_lost(log: &Path) -> u64 {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains(" closed: "))
+        .filter_map(|l| number_after(l, "lost ").map(|n| n as u64))
+        .sum()
+}
+
+impl Ctx {
+    fn real_run(&self, path: &Path_, cc: &str, run: &str) -> Result<Figures, String> {
+        let cell = path.cell();
+        let f = self.stack_run(&cell, "quiche", cc, run)?;
+        let events = read_queue_log(&self.out.join(format!("queue-{run}.log")))?;
+        let departures = events.iter().filter(|e| e.kind == '-');
+        let (a, b) = departures.fold((f64::MAX, 0.0f64), |(a, b), e| {
+            (a.min(e.t_ms), b.max(e.t_ms))
+        });
+        Ok(Figures {
+            goodput_mbit: f.goodput_mbit,
+            queue_mean: f.queue_mean,
+            queue_p95: queue_quantile(&events, a, b, 0.95),
+            drops: f.drops,
+            lost: server_lost(&self.log(run, "server")),
+            lateness_p99_us: f.lateness_p99_us,
+        })
+    }
+
+    /// One loopback download of `bytes` from h3-server --cc `cc`:
+    /// (goodput Mbit/s, packets the server counted lost).
+    fn loopback_run(&self, cc: &str, bytes: u64, run: &str) -> Result<(f64, u64), String> {
+        let (server, port) = self.start_server("quiche-vegas", cc, run)?;
+        let mut c = bounded(
+            self.bin.join("examples/h3-client"),
+            STACK_CLIENT_LIMIT_S * 2,
+        );
+        c.args(["--quiet", "--timeout-s", "120", "--ca"])
+            .arg(self.ca())
+            .arg(format!("https://localhost:{port}/bytes/{bytes}"));
+        let (ok, text, err) = output(c)?;
+        drop(server);
+        let summary = text
+            .lines()
+            .find(|l| l.starts_with("summary:"))
+            .unwrap_or("");
+        match (ok, number_after(summary, "goodput ")) {
+            (true, Some(goodput)) => Ok((goodput, server_lost(&self.log(run, "server")))),
+            _ => Err(format!(
+                "loopback {cc}: client failed: {}",
+                last_lines(&format!("{text}\n{err}"), 3)
+            )),
+        }
+    }
+}
+
+/// The simulator on `path` with `cc`: the same link, bytes and datagram
+/// size, our h3 examples' quiche settings as the simulator's defaults.
+fn sim_run(lab: &Path, dir: &Path, path: &Path_, cc: &str) -> Result<SimFigures, String> {
+    let cell = path.cell();
+    let name = format!(
+        "real-{}m-{}ms-{}bdp-{}s-{cc}",
+        path.rate_mbit, path.rtt_ms, path.buffer_bdp, path.seconds
+    );
+    let file = dir.join(format!("{name}.toml"));
+    let scenario = format!(
+        "name = \"{name}\"\ndescription = \"bench --real: {}\"\nseed = 1\n\
+         duration = \"{}s\"\nmax_datagram_size = {}\n\n[bottleneck]\nrate = \"{}Mbit/s\"\n\
+         delay = \"{}ms\"\nbuffer_pkts = {}\n\n[[flows]]\nalgorithm = \"{cc}\"\nbytes = {}\n",
+        path.name(),
+        (path.seconds * 4.0 + 20.0).ceil(),
+        BDP_DATAGRAM_BYTES,
+        path.rate_mbit,
+        path.rtt_ms / 2.0,
+        cell.buffer_pkts,
+        cell.bytes
+    );
+    std::fs::write(&file, scenario).map_err(|e| format!("{}: {e}", file.display()))?;
+    let out = Command::new(lab)
+        .arg("run")
+        .arg(&file)
+        .arg("--json")
+        .output()
+        .map_err(|e| format!("{}: {e}", lab.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "vegas-lab run {}: {}",
+            file.display(),
+            last_lines(&String::from_utf8_lossy(&out.stderr), 3)
+        ));
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("vegas-lab run {}: not JSON: {e}", file.display()))?;
+    let flow = &v["flows"][0];
+    let link = &v["links"][0];
+    if flow["unfinished"].as_bool() != Some(false) {
+        return Err(format!(
+            "{name}: the transfer did not finish in the simulator"
+        ));
+    }
+    Ok(SimFigures {
+        goodput_mbit: flow["goodput_bps"].as_f64().unwrap_or(0.0) / 1e6,
+        queue_mean: link["mean_queue_pkts"].as_f64().unwrap_or(f64::NAN),
+        queue_p95: link["p95_queue_pkts"].as_f64().unwrap_or(f64::NAN),
+        drops: link["drops"].as_u64().unwrap_or(0),
+    })
+}
+
+pub fn run(root: &Path, args: &[String], lab: &Path) -> Result<(), String> {
+    let Some(o) = parse(args)? else {
+        println!("{USAGE}");
+        return Ok(());
+    };
+    let started = Instant::now();
+    let out = root.join("target/bench-real");
+    for d in ["logs", "sim", "www"] {
+        std::fs::create_dir_all(out.join(d)).map_err(|e| e.to_string())?;
+    }
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build.current_dir(root).args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "quiche-vegas",
+        "--example",
+        "h3-server",
+        "--example",
+        "h3-client",
+    ]);
+    crate::run(build)?;
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build
+        .current_dir(root)
+        .args(["build", "--release", "--quiet", "-p", "vegas-interop"]);
+    crate::run(build)?;
+    if !root.join("examples/certs/chain.pem").is_file() {
+        crate::certs::write(&root.join("examples/certs"))?;
+    }
+    let not_wanted = "not used by bench --real".to_string();
+    let ctx = Ctx {
+        root: root.to_path_buf(),
+        bin: root.join("target/release"),
+        out: out.clone(),
+        tools: Tools {
+            python: Err(not_wanted.clone()),
+            quic_go: Err(not_wanted.clone()),
+            ngtcp2: Err(not_wanted),
+        },
+    };
+    let load_start = load_average();
+    let mut cells = Vec::new();
+    for &seconds in &o.seconds {
+        for &buffer_bdp in &o.buffer_bdps {
+            for &rate_mbit in &o.rates_mbit {
+                for &rtt_ms in &o.rtts_ms {
+                    cells.push(Cell {
+                        path: Path_ {
+                            rate_mbit,
+                            rtt_ms,
+                            buffer_bdp,
+                            seconds,
+                        },
+                        runs: Vec::new(),
+                        sim: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+    let total = cells.len() * o.algorithms.len() * o.reps;
+    let mut done = 0;
+    for rep in 0..o.reps {
+        for cell in &mut cells {
+            let mut order: Vec<&String> = o.algorithms.iter().collect();
+            if rep % 2 == 1 {
+                order.reverse();
+            }
+            for cc in order {
+                let p = cell.path;
+                let run = format!(
+                    "real-{}m-{}ms-{}bdp-{}s-{cc}-{rep}",
+                    p.rate_mbit, p.rtt_ms, p.buffer_bdp, p.seconds
+                );
+                let result = ctx.real_run(&p, cc, &run);
+                done += 1;
+                match &result {
+                    Ok(f) => println!(
+                        "[{done}/{total}] {} {cc:<13} {:>7.2} Mbit/s  queue mean {:>6.1} p95 {:>5.0}  \
+                         drops {:>5}  lost {:>5}  emu p99 {} us",
+                        p.name(),
+                        f.goodput_mbit,
+                        f.queue_mean,
+                        f.queue_p95,
+                        f.drops,
+                        f.lost,
+                        f.lateness_p99_us.map_or("?".into(), |v| format!("{v:.0}"))
+                    ),
+                    Err(e) => eprintln!("[{done}/{total}] {} {cc}: {e}", p.name()),
+                }
+                cell.runs.push((cc.clone(), rep, result));
+            }
+        }
+    }
+    if o.sim {
+        for cell in &mut cells {
+            for cc in &o.algorithms {
+                let r = sim_run(lab, &out.join("sim"), &cell.path, cc);
+                if let Err(e) = &r {
+                    eprintln!("bench --real: simulator: {e}");
+                }
+                cell.sim.push((cc.clone(), r));
+            }
+        }
+    }
+    let mut loopback: Vec<LoopbackRun> = Vec::new();
+    if o.loopback_mbytes > 0 {
+        let bytes = o.loopback_mbytes * 1_000_000;
+        for rep in 0..o.loopback_reps {
+            let mut order = vec!["vegas", "cubic"];
+            if rep % 2 == 1 {
+                order.reverse();
+            }
+            for cc in order {
+                let r = ctx.loopback_run(cc, bytes, &format!("loopback-{cc}-{rep}"));
+                match &r {
+                    Ok((g, lost)) => {
+                        println!("loopback {cc:<6} rep {rep}: {g:.1} Mbit/s, lost {lost}")
+                    }
+                    Err(e) => eprintln!("loopback {cc} rep {rep}: {e}"),
+                }
+                loopback.push((cc.to_string(), rep, r));
+            }
+        }
+    }
+    let wall_s = started.elapsed().as_secs_f64();
+    let report = markdown(&o, &cells, &loopback, args, wall_s, &load_start);
+    let json = json(&o, &cells, &loopback);
+    std::fs::write(out.join("REPORT.md"), &report).map_err(|e| e.to_string())?;
+    std::fs::write(
+        out.join("report.json"),
+        serde_json::to_string_pretty(&json).unwrap_or_default(),
+    )
+    .map_err(|e| e.to_string())?;
+    if o.doc {
+        write_doc(&root.join("docs/real-rates.md"), &report)?;
+    }
+    println!(
+        "\nbench --real: {} runs in {wall_s:.0} s; {}{}",
+        total,
+        out.join("REPORT.md").display(),
+        if o.doc { " and docs/real-rates.md" } else { "" }
+    );
+    Ok(())
+}
+
+/// Replaces the generated part of `doc` (between the markers; appended
+/// when it has none), keeping the rest as it is.
+fn write_doc(doc: &Path, report: &str) -> Result<(), String> {
+    let old = std::fs::read_to_string(doc).unwrap_or_default();
+    let section = format!("{START}\n\n{report}\n{END}");
+    let new = match (old.find(START), old.find(END)) {
+        (Some(a), Some(b)) if a < b => format!("{}{section}{}", &old[..a], &old[b + END.len()..]),
+        _ => format!("{old}\n{section}\n"),
+    };
+    std::fs::write(doc, new).map_err(|e| format!("{}: {e}", doc.display()))
+}
+
+fn fmt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |v| format!("{v:.digits$}"))
+}
+
+fn markdown(
+    o: &RealOptions,
+    cells: &[Cell],
+    loopback: &[LoopbackRun],
+    args: &[String],
+    wall_s: f64,
+    load_start: &str,
+) -> String {
+    let commit = command_text(Path::new("."), "git", &["rev-parse", "--short", "HEAD"])
+        .unwrap_or_else(|| "?".into());
+    let date = command_text(Path::new("."), "date", &["-u", "+%Y-%m-%d %H:%M UTC"])
+        .unwrap_or_else(|| "?".into());
+    let mut s = String::new();
+    s.push_str(&format!(
+        "## Real sockets, side by side (generated)\n\n\
+         `cargo xtask bench --real {}` at {commit}, {date}, {wall_s:.0} s on this machine \
+         (load average {load_start} at the start, {} at the end).\n\n",
+        args.iter()
+            .filter(|a| *a != "--real")
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" "),
+        load_average()
+    ));
+    s.push_str(&format!(
+        "Our h3-server (`--cc`) and h3-client through `vegas-link-emu` on loopback, one \
+         download at a time, each path's algorithms in turn (reversed every other \
+         repetition), {} repetition(s). The buffer is {} BDP of 1350-byte datagrams (at \
+         least {BUFFER_PKTS} packets); the transfer is S seconds of the link's rate. \
+         Goodput: the client's own timing, request to last byte (handshake not \
+         included), median of the repetitions with their range. Queue: the emulator's \
+         down link, time-weighted from its first datagram to its last (mean and 95th \
+         percentile, packets waiting). Drops: the emulator's drop-tail drops; lost: what \
+         the server counted lost. `x cubic`: median goodput over CUBIC's on the same \
+         path. Sim: `vegas-lab` on the same link, bytes, datagram size and algorithm \
+         (no jitter, seed 1). Targets (family rows): mean queue in [{}, {}] packets or \
+         within 1 packet of the simulator's, goodput at least {GOODPUT_TARGET}x CUBIC's.\n\n",
+        o.reps,
+        o.buffer_bdps
+            .iter()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(" or "),
+        QUEUE_TARGET_PKTS.0,
+        QUEUE_TARGET_PKTS.1,
+    ));
+    // Totals per algorithm.
+    let family: Vec<&String> = o.algorithms.iter().filter(|a| *a != "cubic").collect();
+    let mut totals = String::from("| algorithm | paths | queue target met | goodput target met | both |\n|---|---|---|---|---|\n");
+    for cc in &family {
+        let (mut n, mut q_ok, mut g_ok, mut both) = (0, 0, 0, 0);
+        for cell in cells {
+            let Some((q, g)) = targets(cell, cc) else {
+                continue;
+            };
+            n += 1;
+            q_ok += q as usize;
+            g_ok += g as usize;
+            both += (q && g) as usize;
+        }
+        totals.push_str(&format!("| {cc} | {n} | {q_ok} | {g_ok} | {both} |\n"));
+    }
+    s.push_str("### Targets met\n\n");
+    s.push_str(&totals);
+    // Noise: the spread of CUBIC's and Vegas's repetitions, the emulator's precision.
+    let spread = |cc: &str| {
+        let v: Vec<f64> = cells
+            .iter()
+            .filter_map(|c| {
+                let g: Vec<f64> = c.figures(cc).iter().map(|f| f.goodput_mbit).collect();
+                let (lo, hi) = g
+                    .iter()
+                    .fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+                (g.len() >= 2 && lo > 0.0).then(|| hi / lo - 1.0)
+            })
+            .collect();
+        (
+            median(v.clone()),
+            v.iter()
+                .cloned()
+                .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))),
+        )
+    };
+    let lateness: Vec<f64> = cells
+        .iter()
+        .flat_map(|c| c.runs.iter())
+        .filter_map(|(_, _, r)| r.as_ref().ok()?.lateness_p99_us)
+        .collect();
+    s.push_str("\n### How noisy these 2 cores are\n\n");
+    if o.reps >= 2 {
+        for cc in &o.algorithms {
+            let (m, x) = spread(cc);
+            s.push_str(&format!(
+                "- {cc}: the repetitions of a path differ by {}% in goodput (median over \
+                 paths of max/min - 1), {}% at most.\n",
+                fmt(m.map(|v| v * 100.0), 1),
+                fmt(x.map(|v| v * 100.0), 1)
+            ));
+        }
+    } else {
+        s.push_str("- One repetition: no spread measured (`--reps 2` or more).\n");
+    }
+    s.push_str(&format!(
+        "- The emulator's timer: a datagram left {} us late at the 99th percentile \
+         (median over runs), {} us in the worst run.\n",
+        fmt(median(lateness.clone()), 0),
+        fmt(lateness.iter().cloned().reduce(f64::max), 0)
+    ));
+    for &seconds in &o.seconds {
+        for &bdp in &o.buffer_bdps {
+            s.push_str(&format!(
+                "\n### {seconds} s transfers, {bdp} BDP buffers\n\n"
+            ));
+            s.push_str(
+                "| path | algorithm | goodput Mbit/s (range) | x cubic | mean queue | p95 queue | drops | lost | sim goodput | sim mean queue | sim p95 | targets |\n\
+                 |---|---|---|---|---|---|---|---|---|---|---|---|\n",
+            );
+            for cell in cells
+                .iter()
+                .filter(|c| c.path.seconds == seconds && c.path.buffer_bdp == bdp)
+            {
+                for cc in &o.algorithms {
+                    let figs = cell.figures(cc);
+                    let g: Vec<f64> = figs.iter().map(|f| f.goodput_mbit).collect();
+                    let range = if g.len() >= 2 {
+                        format!(
+                            " ({:.1}-{:.1})",
+                            g.iter().cloned().fold(f64::MAX, f64::min),
+                            g.iter().cloned().fold(0.0, f64::max)
+                        )
+                    } else {
+                        String::new()
+                    };
+                    let failed = cell
+                        .runs
+                        .iter()
+                        .filter(|(c, _, r)| c == cc && r.is_err())
+                        .count();
+                    let ratio = cell
+                        .median(cc, |f| f.goodput_mbit)
+                        .zip(cell.median("cubic", |f| f.goodput_mbit))
+                        .map(|(a, b)| a / b);
+                    let sim = cell.sim(cc);
+                    let target = if cc == "cubic" {
+                        String::new()
+                    } else {
+                        match targets(cell, cc) {
+                            Some((q, g)) => format!(
+                                "queue {}, goodput {}",
+                                if q { "yes" } else { "**no**" },
+                                if g { "yes" } else { "**no**" }
+                            ),
+                            None => "-".into(),
+                        }
+                    };
+                    s.push_str(&format!(
+                        "| {} Mbit/s x {} ms | {cc} | {}{range}{} | {} | {} | {} | {} | {} | {} | {} | {} | {target} |\n",
+                        cell.path.rate_mbit,
+                        cell.path.rtt_ms,
+                        fmt(median(g.clone()), 1),
+                        if failed > 0 { format!(", {failed} failed") } else { String::new() },
+                        fmt(ratio, 2),
+                        fmt(cell.median(cc, |f| f.queue_mean), 1),
+                        fmt(cell.median(cc, |f| f.queue_p95), 0),
+                        fmt(cell.median(cc, |f| f.drops as f64), 0),
+                        fmt(cell.median(cc, |f| f.lost as f64), 0),
+                        fmt(sim.map(|f| f.goodput_mbit), 1),
+                        fmt(sim.map(|f| f.queue_mean), 1),
+                        fmt(sim.map(|f| f.queue_p95), 0),
+                    ));
+                }
+            }
+        }
+    }
+    if !loopback.is_empty() {
+        s.push_str("\n### Loopback (no emulator)\n\n");
+        s.push_str("| algorithm | goodput Mbit/s per repetition | median | x cubic | lost per repetition |\n|---|---|---|---|---|\n");
+        let med = |cc: &str| {
+            median(
+                loopback
+                    .iter()
+                    .filter(|(c, _, _)| c == cc)
+                    .filter_map(|(_, _, r)| r.as_ref().ok().map(|(g, _)| *g))
+                    .collect(),
+            )
+        };
+        for cc in ["vegas", "cubic"] {
+            let runs: Vec<&Result<(f64, u64), String>> = loopback
+                .iter()
+                .filter(|(c, _, _)| c == cc)
+                .map(|(_, _, r)| r)
+                .collect();
+            let show = |f: &dyn Fn(&(f64, u64)) -> String| {
+                runs.iter()
+                    .map(|r| r.as_ref().map_or("failed".into(), f))
+                    .collect::<Vec<_>>()
+                    .join(" / ")
+            };
+            s.push_str(&format!(
+                "| {cc} | {} | {} | {} | {} |\n",
+                show(&|(g, _)| format!("{g:.0}")),
+                fmt(med(cc), 0),
+                fmt(med(cc).zip(med("cubic")).map(|(a, b)| a / b), 2),
+                show(&|(_, l)| l.to_string()),
+            ));
+        }
+    }
+    s
+}
+
+/// (queue target met, goodput target met) of `cc` on a cell with figures.
+fn targets(cell: &Cell, cc: &str) -> Option<(bool, bool)> {
+    let queue = cell.median(cc, |f| f.queue_mean)?;
+    let ratio = cell.median(cc, |f| f.goodput_mbit)? / cell.median("cubic", |f| f.goodput_mbit)?;
+    let near_sim = cell
+        .sim(cc)
+        .is_some_and(|s| (queue - s.queue_mean).abs() <= 1.0);
+    let in_band = (QUEUE_TARGET_PKTS.0..=QUEUE_TARGET_PKTS.1).contains(&queue);
+    Some((in_band || near_sim, ratio >= GOODPUT_TARGET))
+}
+
+fn json(o: &RealOptions, cells: &[Cell], loopback: &[LoopbackRun]) -> serde_json::Value {
+    let cells: Vec<serde_json::Value> = cells
+        .iter()
+        .map(|c| {
+            let runs: Vec<serde_json::Value> = c
+                .runs
+                .iter()
+                .map(|(cc, rep, r)| match r {
+                    Ok(f) => serde_json::json!({
+                        "algorithm": cc, "rep": rep, "goodput_mbit": f.goodput_mbit,
+                        "queue_mean_pkts": f.queue_mean, "queue_p95_pkts": f.queue_p95,
+                        "drops": f.drops, "lost": f.lost, "emulator_p99_us": f.lateness_p99_us,
+                    }),
+                    Err(e) => serde_json::json!({"algorithm": cc, "rep": rep, "error": e}),
+                })
+                .collect();
+            let sim: Vec<serde_json::Value> = c
+                .sim
+                .iter()
+                .map(|(cc, r)| match r {
+                    Ok(f) => serde_json::json!({
+                        "algorithm": cc, "goodput_mbit": f.goodput_mbit,
+                        "queue_mean_pkts": f.queue_mean, "queue_p95_pkts": f.queue_p95,
+                        "drops": f.drops,
+                    }),
+                    Err(e) => serde_json::json!({"algorithm": cc, "error": e}),
+                })
+                .collect();
+            serde_json::json!({
+                "rate_mbit": c.path.rate_mbit, "rtt_ms": c.path.rtt_ms,
+                "buffer_bdp": c.path.buffer_bdp, "buffer_pkts": c.path.cell().buffer_pkts,
+                "seconds": c.path.seconds, "bytes": c.path.cell().bytes,
+                "runs": runs, "sim": sim,
+            })
+        })
+        .collect();
+    let loopback: Vec<serde_json::Value> = loopback
+        .iter()
+        .map(|(cc, rep, r)| match r {
+            Ok((g, lost)) => {
+                serde_json::json!({"algorithm": cc, "rep": rep, "goodput_mbit": g, "lost": lost})
+            }
+            Err(e) => serde_json::json!({"algorithm": cc, "rep": rep, "error": e}),
+        })
+        .collect();
+    serde_json::json!({
+        "reps": o.reps, "algorithms": o.algorithms, "cells": cells, "loopback": loopback,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(t_ms: f64, queue: u64) -> Event {
+        Event {
+            t_ms,
+            kind: '+',
+            bytes: 1350,
+            queue,
+            flow: 0,
+        }
+    }
+
+    #[test]
+    fn the_queue_quantile_weighs_levels_by_time() {
+        // 0 for 90 ms, 10 for 10 ms: p95 is 10, p50 is 0.
+        let events = [ev(0.0, 0), ev(90.0, 10), ev(100.0, 0)];
+        assert_eq!(queue_quantile(&events, 0.0, 100.0, 0.95), 10.0);
+        assert_eq!(queue_quantile(&events, 0.0, 100.0, 0.5), 0.0);
+    }
+
+    #[test]
+    fn bad_options_name_the_flag_and_what_is_allowed() {
+        let err = |a: &[&str]| {
+            parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                .err()
+                .unwrap()
+        };
+        let e = err(&["--rates", "10,x"]);
+        assert!(e.contains("--rates `x`") && e.contains("[1, 1000]"), "{e}");
+        let e = err(&["--algorithms", "vegas,bogus"]);
+        assert!(e.contains("`bogus`") && e.contains("gallop-vegas"), "{e}");
+        let e = err(&["--reps", "0"]);
+        assert!(e.contains("--reps `0`"), "{e}");
+        let e = err(&["--frobnicate"]);
+        assert!(e.contains("unknown option `--frobnicate`"), "{e}");
+    }
+
+    #[test]
+    fn the_report_replaces_only_its_own_part_of_the_doc() {
+        let dir = std::env::temp_dir().join(format!("bench-real-doc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let doc = dir.join("real-rates.md");
+        std::fs::write(&doc, "# Notes\n\nhand-written\n").unwrap();
+        write_doc(&doc, "first").unwrap();
+        write_doc(&doc, "second").unwrap();
+        let text = std::fs::read_to_string(&doc).unwrap();
+        assert!(text.starts_with("# Notes\n\nhand-written\n"), "{text}");
+        assert!(text.contains("second") && !text.contains("first"), "{text}");
+        assert_eq!(text.matches(START).count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
