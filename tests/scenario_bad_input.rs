@@ -70,7 +70,10 @@ fn every_bad_override_is_an_error_naming_field_value_and_bound() {
             &["bottleneck.loss_burst_pkts", "0"],
         ),
         ("bottleneck.reorder=2", &["bottleneck.reorder", "2"]),
-        ("bottleneck.jitter=1s", &["bottleneck.jitter", "1s", "100ms"]),
+        (
+            "bottleneck.jitter=1s",
+            &["bottleneck.jitter", "1s", "100ms"],
+        ),
         ("reverse.jitter=2s", &["reverse.jitter", "2s", "100ms"]),
         (
             "receiver.ack_every_pkts=0",
