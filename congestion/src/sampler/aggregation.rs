@@ -34,16 +34,12 @@ pub const FRAME_RATE_WINDOW_DIVISOR: u64 = 8;
 
 /// The latest ACK frames outside bursts, for a delivery rate over at least
 /// a given number of bytes: the bytes of every frame after the oldest kept,
-/// over the time since the oldest arrived or, if longer, the time between
-/// the sends of their largest packets (the fewest frames that reach the
-/// bytes). The send span is BBR's guard (draft-ietf-ccwg-bbr, "Delivery
-/// Rate Samples"): ACKs a receiver or the sender's own event loop bunched
-/// cannot make the rate faster than the packets were sent.
+/// over the time since the oldest arrived (the fewest frames that reach the
+/// bytes).
 #[derive(Clone, Debug, Default)]
 pub(super) struct RecentFrames {
-    /// (arrival, send time of the largest packet acknowledged, bytes
-    /// acknowledged)
-    pub(super) frames: std::collections::VecDeque<(Instant, Instant, u64)>,
+    /// (arrival, bytes acknowledged)
+    pub(super) frames: std::collections::VecDeque<(Instant, u64)>,
     /// Bytes of every kept frame but the oldest.
     pub(super) bytes_after_oldest: u64,
 }
@@ -51,29 +47,21 @@ pub(super) struct RecentFrames {
 impl RecentFrames {
     /// Adds a frame; returns the rate over the fewest latest frames whose
     /// bytes (after the oldest of them) reach `min_bytes`.
-    pub(super) fn push(
-        &mut self,
-        arrival: Instant,
-        largest_sent: Instant,
-        bytes: u64,
-        min_bytes: u64,
-    ) -> Option<f64> {
+    pub(super) fn push(&mut self, arrival: Instant, bytes: u64, min_bytes: u64) -> Option<f64> {
         if !self.frames.is_empty() {
             self.bytes_after_oldest += bytes;
         }
-        self.frames.push_back((arrival, largest_sent, bytes));
+        self.frames.push_back((arrival, bytes));
         while self.frames.len() > 2 {
-            let second_bytes = self.frames[1].2;
+            let second_bytes = self.frames[1].1;
             if self.bytes_after_oldest - second_bytes < min_bytes {
                 break;
             }
             self.frames.pop_front();
             self.bytes_after_oldest -= second_bytes;
         }
-        let (oldest_arrival, oldest_sent, _) = *self.frames.front()?;
-        let span = arrival
-            .saturating_duration_since(oldest_arrival)
-            .max(largest_sent.saturating_duration_since(oldest_sent));
+        let (oldest, _) = *self.frames.front()?;
+        let span = arrival.saturating_duration_since(oldest);
         (self.bytes_after_oldest >= min_bytes && !span.is_zero())
             .then(|| self.bytes_after_oldest as f64 / span.as_secs_f64())
     }
@@ -497,24 +485,31 @@ impl RoundSampler {
         if !in_burst {
             self.burst_prev_arrival = Some(previous.time);
             if !arrival_gap.is_zero() {
-                // No faster than the packets were sent ([`RecentFrames`]).
-                let rate = acked_bytes as f64 / arrival_gap.max(send_gap).as_secs_f64();
+                let rate = acked_bytes as f64 / arrival_gap.as_secs_f64();
+                // For the pipe estimate: no faster than the packets were
+                // sent (BBR's guard, draft-ietf-ccwg-bbr, "Delivery Rate
+                // Samples": an event loop that reads ACK frames in clumps
+                // stamps them closer than they came). Burst detection keeps
+                // the arrival rate it compares frames with.
+                let sent_rate = acked_bytes as f64 / arrival_gap.max(send_gap).as_secs_f64();
                 let min_bytes = (FRAME_RATE_MIN_PKTS * self.max_datagram_size as u64)
                     .max(self.last_cwnd_bytes as u64 / FRAME_RATE_WINDOW_DIVISOR);
-                if let Some(span_rate) =
-                    self.recent_frames
-                        .push(event.now, largest_sent, acked_bytes, min_bytes)
+                if let Some(span_rate) = self.recent_frames.push(event.now, acked_bytes, min_bytes)
                 {
                     if let Some(round) = &mut self.round {
                         round.max_ack_rate_bytes_per_sec =
                             round.max_ack_rate_bytes_per_sec.max(span_rate);
                     }
                 }
-                self.ack_rate_bytes_per_sec =
-                    Some(self.ack_rate_bytes_per_sec.map_or(rate, |smoothed| {
+                let smooth = |previous: Option<f64>, rate: f64| {
+                    Some(previous.map_or(rate, |smoothed| {
                         let gain = f64::from(SMOOTHING_GAIN_DENOMINATOR);
                         smoothed + (rate - smoothed) / gain
-                    }));
+                    }))
+                };
+                self.ack_rate_bytes_per_sec = smooth(self.ack_rate_bytes_per_sec, rate);
+                self.sent_ack_rate_bytes_per_sec =
+                    smooth(self.sent_ack_rate_bytes_per_sec, sent_rate);
             }
         }
         self.lattice

@@ -187,7 +187,7 @@ impl Vegas {
             pipe_bytes: round
                 .max_ack_rate_bytes_per_sec
                 .max(actual_bytes_per_sec)
-                .max(self.sampler.ack_rate_bytes_per_sec().unwrap_or(0.0))
+                .max(self.sampler.sent_ack_rate_bytes_per_sec().unwrap_or(0.0))
                 * base_rtt_secs,
         }
     }

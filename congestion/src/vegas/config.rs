@@ -103,8 +103,10 @@ pub enum SlowStartExitWindow {
     /// at the bottleneck's rate. Each reading of it errs low somewhere, so
     /// the highest counts ([`RoundDiff::pipe_bytes`]):
     /// - the round's fastest rate over at least 16 packets of frames
-    ///   ([`crate::sampler::FRAME_RATE_MIN_PKTS`]);
-    /// - the smoothed per-frame rate: alone it lags when a round has few
+    ///   ([`crate::sampler::FRAME_RATE_MIN_PKTS`]) and an eighth of the
+    ///   window ([`crate::sampler::FRAME_RATE_WINDOW_DIVISOR`]);
+    /// - the smoothed per-frame rate, each frame no faster than its packets
+    ///   were sent (BBR's delivery-rate guard): alone it lags when a round has few
     ///   frames (an ACK every 16 packets read 38 packets for a pipe of 42),
     ///   while the span rate alone read 9 packets for 42 where the path
     ///   holds ACKs (20 ms aggregation: frames keep the holder's clock);
@@ -113,8 +115,11 @@ pub enum SlowStartExitWindow {
     ///   100 Mbit/s x 200 ms), but it is there when the first round's burst
     ///   ends slow start before any rate reflects the path.
     ///
-    /// On real sockets ACKs come in clumps and every rate reads high: the
-    /// 7/8 bound then holds (100 Mbit/s through the link emulator).
+    /// On real sockets an event loop reads ACK frames in clumps and the
+    /// frame rates read high; with the two guards above the exit window
+    /// through the link emulator at 100 Mbit/s x 80 ms fell from 7/8 of
+    /// the doubled window (1114-1270 datagrams) to 804-912 for a pipe of
+    /// 740, where the 7/8 bound held before.
     /// Gallop-Vegas makes its own cut (Gallop-Vegas III-C) and then keeps at
     /// most the pipe too: its cut left 60 packets queued at 100 Mbit/s x
     /// 200 ms, which the BaseRTT drains kept restoring.
