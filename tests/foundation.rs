@@ -73,7 +73,13 @@ fn vegas_window_trace_obeys_vegas_rules() {
     let mds = MAX_DATAGRAM_SIZE;
     let mut rounds = 0;
     let mut exits = 0;
+    // The window slow start reached (the exit record comes just before the
+    // exiting round's decision); a growing round reaches past its start.
+    let mut reached_bytes = None;
     for ev in &trace.events {
+        if let ControllerEvent::SlowStartExit { cwnd_bytes, .. } = ev {
+            reached_bytes = Some(*cwnd_bytes);
+        }
         let ControllerEvent::Round(d) = ev else {
             continue;
         };
@@ -116,7 +122,8 @@ fn vegas_window_trace_obeys_vegas_rules() {
                 assert!(d.diff_pkts > d.gamma_pkts, "{d:?}");
                 // The pipe (the bottleneck rate, at least Actual, x
                 // BaseRTT, plus a packet), never above the paper's 7/8.
-                let before = d.cwnd_before_bytes;
+                let before = reached_bytes.expect("an exit record first");
+                assert!(before >= d.cwnd_before_bytes, "{d:?}");
                 let seven_eighths = before - before / 8;
                 let pipe_floor = (d.actual_bytes_per_sec * d.base_rtt.as_secs_f64()) as usize + mds;
                 assert!(d.cwnd_after_bytes <= seven_eighths, "{d:?}");

@@ -59,6 +59,7 @@ pub use vegas::AvoidanceKind;
 pub use vegas::PacingPeriod;
 pub use vegas::PtoResponse;
 pub use vegas::SlowStartExitWindow;
+pub use vegas::SlowStartGrowth;
 pub use vegas::SlowStartKind;
 pub use vegas::Vegas;
 pub use vegas::VegasConfig;

@@ -23,6 +23,7 @@ use crate::PacingPeriod;
 use crate::PtoResponse;
 use crate::SamplerConfig;
 use crate::SlowStartExitWindow;
+use crate::SlowStartGrowth;
 use crate::Vegas;
 use crate::VegasConfig;
 
@@ -97,6 +98,7 @@ pub const VEGAS_PARAMS: &[&str] = &[
     "beta",
     "gamma",
     "slow_start_exit_window",
+    "slow_start_growth",
     "initial_cwnd_pkts",
     "loss_reduction_factor",
     "pto_response",
@@ -265,6 +267,13 @@ pub fn vegas(
                     "cut_eighth" => SlowStartExitWindow::CutEighth,
                     "pipe" => SlowStartExitWindow::Pipe,
                     _ => return Err(bad(key, v, "cut_eighth or pipe")),
+                }
+            }
+            "slow_start_growth" => {
+                c.slow_start_growth = match v {
+                    "every_round" => SlowStartGrowth::EveryRound,
+                    "every_other_round" => SlowStartGrowth::EveryOtherRound,
+                    _ => return Err(bad(key, v, "every_round or every_other_round")),
                 }
             }
             "initial_cwnd_pkts" => {
@@ -858,6 +867,41 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn slow_start_doubles_every_other_round_unless_asked_for_every_round() {
+        let growth = |p: &[(&str, &str)]| {
+            vegas(family("vegas").unwrap(), "vegas", &params(p), 10, 1200)
+                .map(|v| v.config().slow_start_growth)
+        };
+        assert_eq!(growth(&[]).unwrap(), SlowStartGrowth::EveryOtherRound);
+        assert_eq!(
+            growth(&[("mode", "paper")]).unwrap(),
+            SlowStartGrowth::EveryOtherRound
+        );
+        assert_eq!(
+            growth(&[("slow_start_growth", "every_round")]).unwrap(),
+            SlowStartGrowth::EveryRound
+        );
+        assert_eq!(
+            growth(&[("mode", "paper"), ("slow_start_growth", "every_round")]).unwrap(),
+            SlowStartGrowth::EveryRound
+        );
+        let e = build(
+            "vegas",
+            &params(&[("slow_start_growth", "weekly")]),
+            10,
+            1200,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("slow_start_growth")
+                && e.contains("weekly")
+                && e.contains("every_round or every_other_round"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -17,7 +17,9 @@
 //!   compared. When Diff > gamma (one buffer) at the end of a held round,
 //!   Vegas leaves slow start and cuts the window by 1/8 (the cut is from
 //!   Gallop-Vegas section II and Vanichpun & Feng's 7/8 W; the library's default
-//!   keeps the pipe instead, as Linux does: [`SlowStartExitWindow`]).
+//!   keeps the pipe instead, as Linux does: [`SlowStartExitWindow`]; and
+//!   it doubles every round, as Linux does, stopping within a round once
+//!   its RTT samples show a queue: [`SlowStartGrowth`], [`queue_watch`]).
 //! - III-A: the window is only decreased for a loss if the lost packet was
 //!   sent after the last decrease.
 //!
@@ -78,8 +80,9 @@
 //!
 //! The Vegas family. [`VegasConfig`] composes four independent choices:
 //!
-//! - slow start ([`SlowStartKind`]): Vegas's III-C doubling every other
-//!   round, or Gallop-Vegas's stable growth ([`crate::gallop`]);
+//! - slow start ([`SlowStartKind`]): Vegas's III-C doubling (every other
+//!   round in paper mode, every round by default: [`SlowStartGrowth`]),
+//!   or Gallop-Vegas's stable growth ([`crate::gallop`]);
 //! - congestion avoidance ([`AvoidanceKind`]): Vegas's fixed alpha/beta, or
 //!   Vegas-A's adaptive ones ([`crate::vegas_a`]);
 //! - where alpha/beta come from ([`AlphaBetaSource`]): fixed values, or the
@@ -166,6 +169,7 @@ use crate::EventQueue;
 use crate::ParamError;
 use crate::Phase;
 use crate::SentPacket;
+use queue_watch::QueueWatch;
 
 mod avoidance;
 pub mod coexist;
@@ -175,6 +179,7 @@ pub mod fair_share;
 mod loss;
 mod pacing;
 pub mod paper;
+pub mod queue_watch;
 mod records;
 mod slow_start;
 
@@ -245,6 +250,8 @@ pub struct Vegas {
     start_beta_pkts: f64,
     /// Slow start: the paper's rounds or Gallop-Vegas's ([`SlowStartKind`]).
     slow_start: SlowStart,
+    /// Every-round slow start's stop within a round ([`queue_watch`]).
+    queue_watch: QueueWatch,
     /// Congestion avoidance: fixed alpha/beta or Vegas-A's ([`AvoidanceKind`]).
     avoidance: Avoidance,
     /// Vanichpun & Feng's gamma choice, once made.
@@ -271,10 +278,10 @@ pub struct Vegas {
     recent_delivery: [Option<f64>; PACING_CAP_ROUNDS],
     /// The pacing ceiling they give; None: no cap in force.
     pacing_cap_bytes_per_sec: Option<f64>,
-    /// The last round was a drain's, slow start's or recovery's: the next
-    /// one was sent under that phase's window changes, and its Actual is
-    /// not the path's.
-    skip_next_delivery: bool,
+    /// Rounds whose Actual the pacing cap skips: after a drain's or
+    /// recovery's round the next one was sent under that phase's window
+    /// changes; after slow start the next two ([`POST_SLOW_START_SKIPPED_ROUNDS`]).
+    skip_delivery_rounds: u32,
     /// Coexistence with buffer-filling flows ([`coexist`]).
     coexist: Coexistence,
     events: EventQueue,
@@ -301,6 +308,7 @@ impl Vegas {
                     SlowStart::Gallop(GallopSlowStart::new(cwnd_bytes, config.max_datagram_size))
                 }
             },
+            queue_watch: QueueWatch::default(),
             avoidance: match config.avoidance {
                 AvoidanceKind::Vegas => Avoidance::Vegas,
                 AvoidanceKind::VegasA => Avoidance::VegasA(
@@ -319,7 +327,7 @@ impl Vegas {
             decrease_streak_start_cwnd_bytes: 0,
             recent_delivery: [None; PACING_CAP_ROUNDS],
             pacing_cap_bytes_per_sec: None,
-            skip_next_delivery: false,
+            skip_delivery_rounds: 0,
             coexist: Coexistence::default(),
             events: EventQueue::default(),
         })
@@ -593,7 +601,7 @@ impl Vegas {
                 self.last_probe = Some(now);
                 self.decrease_streak = 0;
                 self.clear_pacing_cap();
-                self.skip_next_delivery = true;
+                self.skip_delivery_rounds = 1;
                 if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
                     vegas_a.forget_actual();
                 }
@@ -667,6 +675,7 @@ impl Controller for Vegas {
         }
         if self.in_slow_start() {
             let acked_bytes = event.acked.iter().map(|p| p.size_bytes).sum();
+            self.watch_queue_in_slow_start(event);
             self.slow_start_on_ack(event.now, acked_bytes);
         } else if self.coexist.mode() == CoexistMode::Competitive {
             let acked_bytes = event.acked.iter().map(|p| p.size_bytes).sum();

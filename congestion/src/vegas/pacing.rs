@@ -33,12 +33,22 @@ impl Vegas {
             // to drain: the first congestion-avoidance round's Actual was
             // 81% of 1 Gbit/s at 200 ms, and the cap, climbing by the
             // headroom from there, held the flow at that for the whole run.
-            self.skip_next_delivery = phase != Phase::CongestionAvoidance;
+            self.skip_delivery_rounds = match phase {
+                Phase::SlowStart
+                    if self.config.slow_start_growth == SlowStartGrowth::EveryRound =>
+                {
+                    POST_SLOW_START_SKIPPED_ROUNDS
+                }
+                Phase::SlowStart | Phase::Recovery => 1,
+                Phase::CongestionAvoidance => 0,
+            };
             return;
         }
         // The first round after a drain was sent at the drain's pace: its
         // Actual says nothing of the path either.
-        if !std::mem::take(&mut self.skip_next_delivery) {
+        if self.skip_delivery_rounds > 0 {
+            self.skip_delivery_rounds -= 1;
+        } else {
             self.recent_delivery.rotate_left(1);
             self.recent_delivery[PACING_CAP_ROUNDS - 1] = Some(round.actual_bytes_per_sec);
         }

@@ -40,6 +40,37 @@ impl Vegas {
         }
     }
 
+    /// Every-round slow start: the window stops growing for the rest of
+    /// the round once the last RTT samples say the flow queues more than
+    /// gamma packets ([`QueueWatch`]); the round's end then judges Diff.
+    pub(super) fn watch_queue_in_slow_start(&mut self, event: &AckEvent<'_>) {
+        if self.config.slow_start_growth != SlowStartGrowth::EveryRound
+            || !matches!(self.slow_start, SlowStart::Vegas(SlowStartRound::Grow))
+            || self.round_carries_initial_burst()
+            || event.rtt_sample.is_none()
+        {
+            return;
+        }
+        let (Some(rtt), Some(base_rtt)) = (self.sampler.latest_rtt(), self.sampler.base_rtt())
+        else {
+            return;
+        };
+        self.queue_watch.on_rtt_sample(rtt);
+        let noise = if self.sampler.config().subtract_delay_noise {
+            self.sampler.delay_noise().unwrap_or(Duration::ZERO)
+        } else {
+            Duration::ZERO
+        };
+        let window_pkts = self.round_start_cwnd_bytes as f64 / self.window.max_datagram_size as f64;
+        if self
+            .queue_watch
+            .queued_pkts(base_rtt, noise, window_pkts)
+            .is_some_and(|queued| queued > self.gamma_pkts)
+        {
+            self.slow_start = SlowStart::Vegas(SlowStartRound::Hold);
+        }
+    }
+
     /// End of a slow-start round: after a growing round the next is held;
     /// after a held round Diff decides between growing and leaving slow
     /// start with a 1/8 cut.
@@ -51,7 +82,25 @@ impl Vegas {
         let SlowStart::Vegas(round) = self.slow_start else {
             return self.gallop_slow_start_step(now, diff);
         };
-        let (action, next_round) = paper::slow_start_step(round, diff.diff_pkts, self.gamma_pkts);
+        let (action, next_round) = match (self.config.slow_start_growth, round) {
+            (SlowStartGrowth::EveryRound, SlowStartRound::Grow) => {
+                // A growing round is judged as a held one, and the next one
+                // grows again; but not while its ACKs are for the initial
+                // window, which leaves as one burst: at 10 Mbit/s x 40 ms it
+                // queued behind itself, Diff 1.05, and slow start ended at
+                // 20 packets of a 42-packet pipe.
+                let judged = !self.round_carries_initial_burst();
+                match paper::slow_start_step(SlowStartRound::Hold, diff.diff_pkts, self.gamma_pkts)
+                {
+                    (Action::SlowStartExit, next) if judged => (Action::SlowStartExit, next),
+                    _ => (Action::SlowStartGrow, SlowStartRound::Grow),
+                }
+            }
+            (_, SlowStartRound::Hold)
+            | (SlowStartGrowth::EveryOtherRound, SlowStartRound::Grow) => {
+                paper::slow_start_step(round, diff.diff_pkts, self.gamma_pkts)
+            }
+        };
         self.slow_start = SlowStart::Vegas(next_round);
         if action == Action::SlowStartExit {
             let reached_bytes = self.window.cwnd_bytes;
@@ -61,6 +110,12 @@ impl Vegas {
             self.record_slow_start_exit(now, SlowStartExitCause::DiffAboveGamma, reached_bytes);
         }
         action
+    }
+
+    /// The round in progress started at no more than the initial window:
+    /// its ACKs are for packets a stack sends as one burst.
+    fn round_carries_initial_burst(&self) -> bool {
+        self.round_start_cwnd_bytes <= self.config.initial_cwnd_pkts * self.window.max_datagram_size
     }
 
     /// A slow-start exit window, lowered to the pipe plus one packet with

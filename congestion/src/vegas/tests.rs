@@ -178,13 +178,14 @@ fn slow_start_exit_windows(config: VegasConfig) -> (f64, f64) {
 fn slow_start_exit_keeps_the_pipe_by_default_and_seven_eighths_in_paper_mode() {
     // Windows 10, 20, 40, 80, 160: the round held at 160 packets sees
     // the 59 packets the doubling queued.
-    let (before, pipe) = slow_start_exit_windows(VegasConfig::default());
+    let every_other_round = VegasConfig::default();
+    let (before, pipe) = slow_start_exit_windows(every_other_round);
     assert_eq!(before, 160.0);
     // ACK rate 1 packet/ms x BaseRTT 101 ms, plus one packet.
     assert!((101.5..=102.5).contains(&pipe), "{pipe}");
     let (before, cut) = slow_start_exit_windows(VegasConfig {
         slow_start_exit_window: SlowStartExitWindow::CutEighth,
-        ..VegasConfig::default()
+        ..every_other_round
     });
     assert_eq!((before, cut), (160.0, 140.0));
     // Never more than the paper's 7/8: an initial burst of 90 packets
@@ -192,9 +193,113 @@ fn slow_start_exit_keeps_the_pipe_by_default_and_seven_eighths_in_paper_mode() {
     // (102 packets) is above 7/8 of 90.
     let (before, small) = slow_start_exit_windows(VegasConfig {
         initial_cwnd_pkts: 90,
-        ..VegasConfig::default()
+        ..every_other_round
     });
     assert_eq!((before, small), (90.0, 78.75));
+}
+
+fn every_round() -> VegasConfig {
+    VegasConfig {
+        slow_start_growth: SlowStartGrowth::EveryRound,
+        ..VegasConfig::default()
+    }
+}
+
+#[test]
+fn every_round_growth_needs_a_paced_sender() {
+    // Doubling every round, an ACK-clocked sender sends two packets per
+    // ACK: the doubling queues half its window behind itself and Diff
+    // ends slow start at half the pipe (101 packets), the window cut to
+    // 7/8 of it; the paper's pace reaches 160 on this path. quiche paces
+    // (in the simulator at 100 Mbit/s x 80 ms every-round growth leaves
+    // slow start at the pipe).
+    let (before, after) = slow_start_exit_windows(every_round());
+    assert!(before < 60.0, "{before}");
+    assert_eq!(after, before * 7.0 / 8.0);
+}
+
+#[test]
+fn slow_start_doubles_every_round_on_request_and_exits_above_gamma() {
+    let mut h = Harness::vegas(every_round());
+    let mut windows = Vec::new();
+    for _ in 0..5 {
+        windows.push(h.cwnd_pkts());
+        h.round(100 * MS);
+    }
+    // The first round measures (the paper's slow start starts held), then
+    // every round doubles.
+    assert_eq!(windows, [10.0, 10.0, 20.0, 40.0, 80.0]);
+    let actions: Vec<_> = h
+        .drain_events()
+        .into_iter()
+        .filter_map(|e| match e {
+            ControllerEvent::Round(d) => Some(d.action),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            Action::SlowStartHold,
+            Action::SlowStartGrow,
+            Action::SlowStartGrow
+        ]
+    );
+    // Rounds whose RTT says the window queues: Diff > gamma ends slow
+    // start on the growing round's decision, the window cut.
+    h.round(150 * MS);
+    h.round(150 * MS);
+    h.round(150 * MS);
+    let exit = h.drain_events().into_iter().find_map(|e| match e {
+        ControllerEvent::SlowStartExit {
+            cause, cwnd_bytes, ..
+        } => Some((cause, cwnd_bytes)),
+        _ => None,
+    });
+    let (cause, reached_bytes) = exit.expect("slow start ended");
+    assert_eq!(cause, SlowStartExitCause::DiffAboveGamma);
+    assert_eq!(h.cc.phase(), Phase::CongestionAvoidance);
+    assert!(
+        h.cc.cwnd_bytes() < reached_bytes,
+        "{} < {reached_bytes}",
+        h.cc.cwnd_bytes()
+    );
+    // The default and paper mode hold every other round.
+    let mut h = Harness::vegas(VegasConfig::default());
+    let mut windows = Vec::new();
+    for _ in 0..5 {
+        windows.push(h.cwnd_pkts());
+        h.round(100 * MS);
+    }
+    assert_eq!(windows, [10.0, 10.0, 20.0, 20.0, 40.0]);
+}
+
+#[test]
+fn every_round_growth_stops_within_the_round_once_its_samples_show_a_queue() {
+    let mut h = Harness::vegas(every_round());
+    for _ in 0..3 {
+        h.round(100 * MS);
+    }
+    assert_eq!(h.cwnd_pkts(), 40.0);
+    // The next round's first ACKs say 40 packets x 10 / 110 = 3.6 queued,
+    // above gamma = 1: after eight of them the window stops growing.
+    h.send_window();
+    let in_flight = h.pkt_nums_in_flight();
+    for (i, &pkt) in in_flight.iter().enumerate() {
+        h.ack(110 * MS, &[pkt], &[]);
+        if i + 1 < crate::vegas::queue_watch::QUEUE_WATCH_SAMPLES {
+            assert_eq!(
+                h.cwnd_pkts(),
+                41.0 + i as f64,
+                "grows by one per ACK until then"
+            );
+        }
+    }
+    assert_eq!(
+        h.cwnd_pkts(),
+        47.0,
+        "40 + 7: the eighth sample stops it, not 80"
+    );
 }
 
 /// Gallop-Vegas Table 2: Vegas slow start from W_0 = 2 while
