@@ -716,6 +716,7 @@ impl Controller for Vegas {
         // RFC 9000 section 9.4: reset the congestion controller.
         self.stop_competing(now, self.window.cwnd_bytes);
         self.sampler.on_path_change();
+        self.queue_watch.clear();
         self.probe = None;
         self.last_probe = None;
         self.decrease_streak = 0;

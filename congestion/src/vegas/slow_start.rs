@@ -103,6 +103,8 @@ impl Vegas {
         };
         self.slow_start = SlowStart::Vegas(next_round);
         if action == Action::SlowStartExit {
+            // A later slow start (after a timeout) watches its own samples.
+            self.queue_watch.clear();
             let reached_bytes = self.window.cwnd_bytes;
             let cut_bytes = paper::exit_window_bytes(reached_bytes);
             self.lower_cwnd(self.at_most_the_pipe(cut_bytes, diff));
