@@ -154,7 +154,7 @@ pub enum SlowStartGrowth {
     /// samples show more than gamma packets queued ([`super::queue_watch`]).
     /// Twice as fast to the pipe: the paper's pace took 15 rounds to a
     /// 1852-packet pipe (100 Mbit/s x 200 ms), 3 s of a 4 s transfer; in the
-    /// simulator a 4 s transfer there went from 0.82x CUBIC's goodput to
+    /// simulator a 4 s transfer there went from 0.81x CUBIC's goodput to
     /// 0.94x. Not the default: ten flows joining a shared link 1 s apart
     /// took 20 s instead of under 10 to share it evenly (Jain 0.935 over
     /// the run against 0.966), and it needs a paced sender (an ACK-clocked
