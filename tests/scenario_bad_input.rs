@@ -137,7 +137,59 @@ fn every_bad_flag_or_file_is_an_error() {
         .as_bytes(),
     );
     let missing = dir.join("no-such-file.toml");
+    // Trace-driven links: a malformed trace, a missing one, a rate and a
+    // trace together, neither, and a rate change on a trace.
+    let good_trace = write("good.down", b"1\n2\n3\n");
+    let backwards = write("backwards.down", b"1\n5\n3\n");
+    let with_trace = |name: &str, trace: &str, extra: &str| {
+        write(
+            name,
+            format!(
+                "{}{extra}",
+                demo.replace("rate = \"200KB/s\"", &format!("trace = \"{trace}\""))
+            )
+            .as_bytes(),
+        )
+    };
+    let bad_trace = with_trace("bad-trace.toml", &backwards, "");
+    let no_trace = with_trace("no-trace.toml", "/no/such/trace.down", "");
+    let neither = write(
+        "neither.toml",
+        demo.replace("rate = \"200KB/s\"", "").as_bytes(),
+    );
+    let trace_rate_change = with_trace(
+        "trace-rate-change.toml",
+        &good_trace,
+        "\n[[bottleneck.changes]]\nat = \"1s\"\nrate = \"1Mbit/s\"\n",
+    );
+    let bad_reverse = with_trace(
+        "bad-reverse.toml",
+        &good_trace,
+        &format!("\n[reverse]\ntrace = \"{backwards}\"\n"),
+    );
+    let both = format!("bottleneck.trace={good_trace}");
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (
+            vec!["run", &bad_trace],
+            vec!["bottleneck.trace", "backwards.down", "line 3", "before"],
+        ),
+        (
+            vec!["run", &no_trace],
+            vec!["bottleneck.trace", "/no/such/trace.down", "cannot open"],
+        ),
+        (vec!["run", &neither], vec!["bottleneck.rate", "missing"]),
+        (
+            vec!["run", &trace_rate_change],
+            vec!["bottleneck.changes.0.rate", "trace"],
+        ),
+        (
+            vec!["run", &bad_reverse],
+            vec!["reverse.trace", "backwards.down", "line 3"],
+        ),
+        (
+            vec!["run", "demo", "--set", &both],
+            vec!["bottleneck", "not both"],
+        ),
         (vec!["run", &truncated], vec!["truncated.toml"]),
         (vec!["run", &empty], vec!["empty.toml"]),
         (vec!["run", &garbage], vec!["garbage.toml"]),

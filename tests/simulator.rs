@@ -118,6 +118,41 @@ fn one_newreno_flow_fills_an_uncongested_path() {
 }
 
 #[test]
+fn a_trace_driven_bottleneck_delivers_what_its_trace_offers() {
+    // 12 Mbit/s for 800 ms, then a 200 ms outage, repeated; written by
+    // the test (the recorded traces are not part of the repository).
+    let path = std::env::temp_dir().join(format!("sim-trace-{}.down", std::process::id()));
+    let text: String = (1..=1000u32)
+        .filter(|ms| *ms <= 800 || *ms == 1000)
+        .map(|ms| format!("{ms}\n"))
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    let text = format!(
+        "name = \"trace\"\nduration = \"20s\"\n[bottleneck]\ntrace = \"{}\"\n\
+         delay = \"20ms\"\nbuffer_pkts = 100\n{}",
+        path.display(),
+        one_flow("cubic", "duration = \"20s\"")
+    );
+    let s = Scenario::from_toml(&text, "trace", &[]).unwrap();
+    let r = run_report(&s);
+    let link = &r.links[0];
+    let used = link
+        .trace_capacity_used
+        .expect("a trace-driven link reports it");
+    // A loss-based flow keeps the buffer from running dry through the
+    // outages: nearly every opportunity carries data.
+    assert!((0.9..=1.0).contains(&used), "capacity used {used}");
+    // 801 opportunities of 1500 bytes per second: 9.6 Mbit/s at most.
+    assert!(r.flows[0].goodput_bps < 9.62e6 && r.flows[0].goodput_bps > 8.0e6);
+    // Every packet waits out part of an outage or a queue: the 95th
+    // percentile is far above the 20 ms of propagation.
+    let (mean, p95) = (link.mean_delay_ms.unwrap(), link.p95_delay_ms.unwrap());
+    assert!(mean > 20.0 && p95 > mean, "mean {mean} p95 {p95}");
+    let fixed = scenario(&one_flow("cubic", "duration = \"20s\""), "", &[]);
+    assert!(run_report(&fixed).links[0].trace_capacity_used.is_none());
+}
+
+#[test]
 fn two_identical_flows_share_fairly() {
     let flows = format!(
         "{}{}",

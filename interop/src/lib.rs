@@ -7,6 +7,8 @@
 //! - [`link`]: one direction of the bottleneck (rate, delay, drop-tail
 //!   buffer, seeded loss, aggregation), the simulator's model in real time,
 //!   with the simulator's queue-log format.
+//! - [`trace`]: trace-driven service (mahimahi's delivery opportunities),
+//!   for the simulator's and the emulator's links alike.
 //! - [`cli`]: helpers the command lines share.
 //! - [`limits`]: the accepted range of every parameter (documented in
 //!   `vegas-link-emu --help`) and checked unit conversions.
@@ -19,6 +21,7 @@ pub mod limits;
 pub mod link;
 pub mod model;
 pub mod relay;
+pub mod trace;
 
 pub use link::LinkSpec;
 pub use relay::Config;

@@ -21,6 +21,7 @@ use crate::model::DropTailQueue;
 pub use crate::model::LinkSpec;
 pub use crate::model::Nanos;
 use crate::model::QueueLog;
+use crate::model::Service;
 
 /// A datagram crossing the link.
 #[derive(Debug)]
@@ -59,6 +60,7 @@ pub struct Link {
     pub name: String,
     spec: LinkSpec,
     queue: DropTailQueue<Packet>,
+    service: Service,
     in_service: Option<(Packet, Nanos)>,
     wire: VecDeque<(Nanos, Packet)>,
     last_event_ns: Nanos,
@@ -72,12 +74,20 @@ impl Link {
             name: name.to_string(),
             spec,
             queue: DropTailQueue::new(seed),
+            service: Service::Rate,
             in_service: None,
             wire: VecDeque::new(),
             last_event_ns: 0,
             last_deliver_ns: 0,
             stats: LinkStats::default(),
         }
+    }
+
+    /// Serves the queue with `service` instead of the spec's fixed rate
+    /// (a trace-driven link), from the start.
+    pub fn with_service(mut self, service: Service) -> Self {
+        self.service = service;
+        self
     }
 
     pub fn spec(&self) -> LinkSpec {
@@ -131,7 +141,7 @@ impl Link {
             Arrival::Lost => self.stats.lost_pkts += 1,
             Arrival::Dropped => self.stats.dropped_pkts += 1,
             Arrival::Serve(packet) => {
-                let tx_end = now.saturating_add(self.spec.serialization_ns(packet.data.len()));
+                let tx_end = self.service.finish_ns(&self.spec, now, packet.data.len());
                 self.in_service = Some((packet, tx_end));
             }
             Arrival::Queued => {
@@ -154,7 +164,7 @@ impl Link {
             self.wire.push_back((deliver, done));
             self.account(tx_end);
             if let Some(next) = self.queue.start_next(tx_end) {
-                let next_end = tx_end.saturating_add(self.spec.serialization_ns(next.data.len()));
+                let next_end = self.service.finish_ns(&self.spec, tx_end, next.data.len());
                 self.in_service = Some((next, next_end));
             }
         }

@@ -5,7 +5,8 @@
 //! statistics.
 //!
 //! Model: random loss, then a drop-tail FIFO in front of a serializer of
-//! fixed rate, then a fixed one-way delay, and optionally aggregation at the
+//! fixed rate (or a recorded trace of delivery opportunities,
+//! [`crate::trace`], see [`Service`]), then a fixed one-way delay, and optionally aggregation at the
 //! far end (packets released only at multiples of `aggregation_ns`, the "ACK
 //! aggregation" knob when applied to the client-to-server direction).
 //! Convention (ns-3's, and the Vegas paper's "buffer of B packets"): the
@@ -26,6 +27,9 @@ use std::io::Write;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+
+use crate::trace::DeliveryTrace;
+use crate::trace::TraceService;
 
 /// Nanoseconds (virtual time in the simulator, time since start in the
 /// emulator).
@@ -79,6 +83,41 @@ impl LinkSpec {
         } else {
             t.div_ceil(self.aggregation_ns)
                 .saturating_mul(self.aggregation_ns)
+        }
+    }
+}
+
+/// How a link serves the packet at the head of its queue: a serializer of
+/// the spec's fixed rate, or a recorded trace of delivery opportunities
+/// ([`crate::trace`]).
+#[derive(Clone, Debug, Default)]
+pub enum Service {
+    #[default]
+    Rate,
+    Trace(TraceService),
+}
+
+impl Service {
+    /// A trace-driven service of `trace`.
+    pub fn trace(trace: std::sync::Arc<DeliveryTrace>) -> Self {
+        Service::Trace(TraceService::new(trace))
+    }
+
+    /// When a packet of `bytes` that reaches the head of the queue at
+    /// `start` has left the link (its last bit serialized, or its last byte
+    /// carried by an opportunity).
+    pub fn finish_ns(&mut self, spec: &LinkSpec, start: Nanos, bytes: usize) -> Nanos {
+        match self {
+            Service::Rate => start.saturating_add(spec.serialization_ns(bytes)),
+            Service::Trace(trace) => trace.finish_ns(start, bytes),
+        }
+    }
+
+    /// The trace, for a trace-driven link.
+    pub fn delivery_trace(&self) -> Option<&std::sync::Arc<DeliveryTrace>> {
+        match self {
+            Service::Rate => None,
+            Service::Trace(t) => Some(t.trace()),
         }
     }
 }

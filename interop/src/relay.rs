@@ -38,6 +38,8 @@ use crate::link::LinkSpec;
 use crate::link::LinkStats;
 use crate::link::Nanos;
 use crate::link::Packet;
+use crate::model::Service;
+use crate::trace::DeliveryTrace;
 
 /// A client-facing port and the server it relays to.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -164,6 +166,12 @@ pub struct Config {
     pub up_log: Option<Box<dyn std::io::Write + Send>>,
     /// Busy-wait this long before an event instead of sleeping (0: never).
     pub spin_ns: Nanos,
+    /// A trace of delivery opportunities that serves the down link instead
+    /// of its rate ([`crate::trace`]); its `rate_bps` is then only
+    /// reported (the trace's mean).
+    pub down_trace: Option<Arc<DeliveryTrace>>,
+    /// The same for the up link.
+    pub up_trace: Option<Arc<DeliveryTrace>>,
 }
 
 /// How late datagrams left the emulator compared with their scheduled
@@ -287,9 +295,32 @@ const MAX_PRECISION_SAMPLES: usize = 10_000_000;
 
 impl Emulator {
     /// Binds every route's listen port and starts the threads.
-    pub fn start(config: Config) -> Result<Emulator, String> {
+    pub fn start(mut config: Config) -> Result<Emulator, String> {
         if config.routes.is_empty() {
             return Err("no route: give at least one LISTEN=SERVER".into());
+        }
+        for (name, trace, spec, direction) in [
+            (
+                "down",
+                &config.down_trace,
+                &mut config.down,
+                Direction::Down,
+            ),
+            ("up", &config.up_trace, &mut config.up, Direction::Up),
+        ] {
+            let Some(trace) = trace else { continue };
+            let min_bps = (limits::MIN_RATE_MBIT * 1e6) as u64;
+            spec.rate_bps = trace.mean_rate_bps().max(min_bps);
+            if let Some(step) = config.steps.iter().find(|s| {
+                matches!(s.change, Change::RateBps(_))
+                    && (s.direction == direction || s.direction == Direction::Both)
+            }) {
+                return Err(format!(
+                    "step {step:?}: the {name} link is trace-driven ({}): its rate is the \
+                     trace's and cannot step",
+                    trace.name
+                ));
+            }
         }
         limits::check_spec(&config.down).map_err(|e| format!("down link: {e}"))?;
         limits::check_spec(&config.up).map_err(|e| format!("up link: {e}"))?;
@@ -533,8 +564,12 @@ fn schedule(
     (start, wall_clock_start): (Instant, SystemTime),
 ) -> Report {
     tighten_timer_slack();
-    let mut down = Link::new("down", config.down, config.seed);
-    let mut up = Link::new("up", config.up, config.seed.wrapping_add(1));
+    let service =
+        |trace: &Option<Arc<DeliveryTrace>>| trace.clone().map_or(Service::Rate, Service::trace);
+    let mut down =
+        Link::new("down", config.down, config.seed).with_service(service(&config.down_trace));
+    let mut up = Link::new("up", config.up, config.seed.wrapping_add(1))
+        .with_service(service(&config.up_trace));
     if let Some(w) = config.down_log.take() {
         let _ = down.set_log(w, wall_clock_start);
     }

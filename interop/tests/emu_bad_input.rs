@@ -166,6 +166,35 @@ fn cases() -> Vec<(Vec<&'static str>, &'static str, &'static str)> {
         "--up-queue-log",
         log,
     ));
+    let trace = |name: &str, text: &str| -> &'static str {
+        let path =
+            std::env::temp_dir().join(format!("emu-bad-input-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        Box::leak(path.display().to_string().into_boxed_str())
+    };
+    let backwards = trace("backwards.down", "1\n5\n3\n");
+    cases.push((vec!["--trace-down", backwards], "--trace-down", "line 3"));
+    cases.push((
+        vec!["--trace-up", trace("words.up", "1\nten\n")],
+        "--trace-up",
+        "`ten` is not a timestamp",
+    ));
+    cases.push((
+        vec!["--trace-down", "/nonexistent/x.down"],
+        "--trace-down",
+        "/nonexistent/x.down",
+    ));
+    let good = trace("good.down", "1\n2\n");
+    cases.push((
+        vec!["--trace-down", good, "--rate-mbit", "5"],
+        "--trace-down",
+        "--rate-mbit",
+    ));
+    cases.push((
+        vec!["--trace-up", good, "--step", "100:both:rate_mbit=5"],
+        "--trace-up",
+        "100:both:rate_mbit=5",
+    ));
     cases.push((
         vec!["--queue-log", "/nonexistent-folder/down.log"],
         "--queue-log",
@@ -201,6 +230,13 @@ fn every_bad_value_is_refused_with_the_flag_and_the_value() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A valid trace file of its own for `name`.
+fn good_trace(name: &str) -> &'static str {
+    let path = std::env::temp_dir().join(format!("emu-good-{}-{name}", std::process::id()));
+    std::fs::write(&path, "1\n1\n2\n").unwrap();
+    Box::leak(path.display().to_string().into_boxed_str())
+}
+
 #[test]
 fn the_bounds_themselves_are_accepted() {
     for args in [
@@ -215,6 +251,14 @@ fn the_bounds_themselves_are_accepted() {
             "0.001",
             "--down-aggregation-ms",
             "60000",
+        ],
+        vec![
+            "--trace-down",
+            good_trace("down"),
+            "--trace-up",
+            good_trace("up"),
+            "--step",
+            "10:both:delay_ms=5",
         ],
         vec![
             "--step",

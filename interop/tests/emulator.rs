@@ -44,6 +44,8 @@ fn emulator(
         down_log: None,
         up_log: log,
         spin_ns: 0,
+        down_trace: None,
+        up_trace: None,
     })
     .unwrap()
 }
@@ -217,6 +219,78 @@ fn one_way_delay_and_a_delay_step() {
             "packet {i}: one-way delay {delay_ms:.2} ms, want {want_ms}"
         );
     }
+}
+
+/// A link replaying a generated trace (400 ms: 100 ms at 12 Mbit/s, a
+/// 100 ms outage, 200 ms at 6 Mbit/s) delivers, while it has a backlog,
+/// one 1500-byte datagram per opportunity: a repetition's worth of
+/// datagrams spans exactly one period, and the outage shows as a 102 ms
+/// gap.
+#[test]
+fn a_trace_driven_link_replays_its_trace_in_real_time() {
+    use vegas_interop::trace::DeliveryTrace;
+    let text: String = (1..=400u32)
+        .filter(|&ms| ms <= 100 || (ms > 200 && ms % 2 == 0))
+        .map(|ms| format!("{ms}\n"))
+        .collect();
+    let trace = Arc::new(DeliveryTrace::parse(text.as_bytes(), "generated").unwrap());
+    assert_eq!((trace.opportunities(), trace.period_ms()), (200, 400));
+    let sink = loopback();
+    let spec = LinkSpec::new(1_000_000_000, 0, 100_000);
+    let emu = Emulator::start(Config {
+        routes: vec![Route {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            server: sink.local_addr().unwrap(),
+        }],
+        down: spec,
+        up: spec,
+        seed: 42,
+        steps: vec![],
+        down_log: None,
+        up_log: None,
+        spin_ns: 0,
+        down_trace: None,
+        up_trace: Some(trace.clone()),
+    })
+    .unwrap();
+    let to = emu.listen_addrs()[0];
+    let client = loopback();
+    // 800 datagrams at 24 Mbit/s, twice the trace's peak: a backlog for
+    // all four repetitions they take.
+    let count = 800;
+    let sender = std::thread::spawn(move || {
+        send_paced(&client, to, count, 1500, Duration::from_micros(500))
+    });
+    let got = collect(&sink, count);
+    sender.join().unwrap();
+    let report = emu.stop();
+    assert_eq!(got.len(), count, "every datagram delivered");
+    for (i, (_, data)) in got.iter().enumerate() {
+        assert_eq!(u64::from_be_bytes(data[..8].try_into().unwrap()), i as u64);
+    }
+    let at_ms = |i: usize| got[i].0.duration_since(got[0].0).as_secs_f64() * 1e3;
+    let span_ms = at_ms(600);
+    let max_gap_ms = (1..count)
+        .map(|i| at_ms(i) - at_ms(i - 1))
+        .fold(0.0, f64::max);
+    let lateness_ms = report.precision.max_ns as f64 / 1e6;
+    println!(
+        "3 repetitions of the trace in {span_ms:.3} ms (want 1200), largest gap {max_gap_ms:.3} ms \
+         (want 102: the last opportunity before the outage is at 100 ms, the next at 202 ms); emulator lateness p99 {:.1} us, max {:.1} us",
+        report.precision.p99_ns as f64 / 1e3,
+        lateness_ms * 1e3
+    );
+    // Within 0.5% and the emulator's measured lateness, plus 2 ms for the
+    // receiving thread on a loaded machine.
+    let tolerance_ms = 0.005 * 1200.0 + lateness_ms + 2.0;
+    assert!(
+        (span_ms - 1200.0).abs() < tolerance_ms,
+        "span {span_ms} ms, tolerance {tolerance_ms}"
+    );
+    assert!(
+        (max_gap_ms - 102.0).abs() < 2.0 + lateness_ms,
+        "largest gap {max_gap_ms} ms"
+    );
 }
 
 #[derive(Clone, Default)]
@@ -400,6 +474,8 @@ fn start_refuses_out_of_range_parameters() {
             down_log: None,
             up_log: None,
             spin_ns,
+            down_trace: None,
+            up_trace: None,
         })
         .err()
     };
@@ -455,6 +531,8 @@ fn start_refuses_out_of_range_parameters() {
         down_log: None,
         up_log: None,
         spin_ns: 0,
+        down_trace: None,
+        up_trace: None,
     })
     .err()
     .expect("refused");

@@ -13,6 +13,7 @@ use vegas_interop::model::Datagram;
 use vegas_interop::model::DropTailQueue;
 pub use vegas_interop::model::LinkSpec;
 use vegas_interop::model::QueueLog;
+use vegas_interop::model::Service;
 
 use super::Nanos;
 
@@ -27,6 +28,8 @@ pub struct Packet {
     pub hop: usize,
     /// When its sender put it on the wire.
     pub sent_at: Nanos,
+    /// When it reached the link it is on (set by [`Link::enqueue`]).
+    pub link_entered_at: Nanos,
     pub data: Vec<u8>,
 }
 
@@ -67,7 +70,23 @@ pub struct LinkStats {
     pub busy_per_bin_ns: Vec<Nanos>,
     /// The waiting-queue integral (packet * ns) of each [`BUSY_BIN_NS`].
     pub queue_per_bin_pkt_ns: Vec<u128>,
+    /// Per-packet delay through the link (from reaching it to reaching its
+    /// far end: waiting, service and propagation), counted per
+    /// [`DELAY_BIN_NS`]; the last bin holds everything beyond.
+    pub delay_per_bin_pkts: Vec<u64>,
+    /// Sum of those delays, for their mean.
+    pub delay_sum_ns: u128,
+    pub delivered_pkts: u64,
+    /// A trace-driven link: the bytes its trace offered over the run (set
+    /// by [`Link::finish`]).
+    pub trace_capacity_bytes: Option<u64>,
 }
+
+/// The resolution of [`LinkStats::delay_per_bin_pkts`]: 100 us.
+pub const DELAY_BIN_NS: Nanos = 100_000;
+
+/// Delays beyond this share the last bin (100 s: 8 MB of bins at most).
+const MAX_DELAY_BINS: usize = 1_000_000;
 
 /// The resolution of [`LinkStats::busy_per_bin_ns`].
 pub const BUSY_BIN_NS: Nanos = 100_000_000;
@@ -106,6 +125,38 @@ impl LinkStats {
         ))
     }
 
+    /// A packet reached the link's far end `delay_ns` after it reached the
+    /// link.
+    pub fn record_delay(&mut self, delay_ns: Nanos) {
+        let bin = ((delay_ns / DELAY_BIN_NS) as usize).min(MAX_DELAY_BINS - 1);
+        if self.delay_per_bin_pkts.len() <= bin {
+            self.delay_per_bin_pkts.resize(bin + 1, 0);
+        }
+        self.delay_per_bin_pkts[bin] += 1;
+        self.delay_sum_ns += delay_ns as u128;
+        self.delivered_pkts += 1;
+    }
+
+    /// Mean per-packet delay through the link, in ns (None: no packet).
+    pub fn mean_delay_ns(&self) -> Option<f64> {
+        (self.delivered_pkts > 0).then(|| self.delay_sum_ns as f64 / self.delivered_pkts as f64)
+    }
+
+    /// The per-packet delay at or below which a fraction `q` of the
+    /// packets crossed the link, to the upper edge of its
+    /// [`DELAY_BIN_NS`] bin (None: no packet).
+    pub fn delay_quantile_ns(&self, q: f64) -> Option<Nanos> {
+        let target = (self.delivered_pkts as f64 * q).ceil().max(1.0) as u64;
+        let mut acc = 0;
+        for (bin, n) in self.delay_per_bin_pkts.iter().enumerate() {
+            acc += n;
+            if acc >= target {
+                return Some((bin as Nanos + 1) * DELAY_BIN_NS);
+            }
+        }
+        None
+    }
+
     /// Smallest queue length the link spent at least `q` of its time at or
     /// below (time-weighted quantile).
     pub fn queue_quantile_pkts(&self, q: f64) -> usize {
@@ -130,6 +181,8 @@ pub struct Link {
     pub name: String,
     pub spec: LinkSpec,
     queue: DropTailQueue<Packet>,
+    /// A fixed-rate serializer or a trace of delivery opportunities.
+    service: Service,
     /// Whether a packet is being serialized.
     busy: bool,
     /// When `queue.len()` last changed (for the time integrals).
@@ -153,6 +206,7 @@ impl Link {
             name: name.into(),
             spec,
             queue: DropTailQueue::new(seed),
+            service: Service::Rate,
             busy: false,
             last_change_ns: 0,
             stats: LinkStats {
@@ -160,6 +214,18 @@ impl Link {
                 ..LinkStats::default()
             },
         }
+    }
+
+    /// Serves the queue with `service` instead of the spec's fixed rate
+    /// (a trace-driven link), from the start.
+    pub fn with_service(mut self, service: Service) -> Self {
+        self.service = service;
+        self
+    }
+
+    /// The trace that serves this link, if it is trace-driven.
+    pub fn delivery_trace(&self) -> Option<&std::sync::Arc<vegas_interop::trace::DeliveryTrace>> {
+        self.service.delivery_trace()
     }
 
     /// Writes the queue log to `file`; `origin` (scenario, seed, version)
@@ -203,10 +269,11 @@ impl Link {
     pub fn enqueue(
         &mut self,
         now: Nanos,
-        packet: Packet,
+        mut packet: Packet,
         in_service: &mut Option<Packet>,
     ) -> LinkAction {
         self.account(now);
+        packet.link_entered_at = now;
         match self.queue.arrive(now, packet, &self.spec, !self.busy) {
             Arrival::Lost => self.stats.lost_pkts += 1,
             Arrival::Dropped => self.stats.dropped_pkts += 1,
@@ -215,7 +282,7 @@ impl Link {
                 self.stats.enqueued_pkts += 1;
                 let tx = self.start_service(packet.data.len());
                 *in_service = Some(packet);
-                return LinkAction::TxDoneAt(now + tx);
+                return LinkAction::TxDoneAt(now.saturating_add(tx));
             }
             Arrival::Queued => {
                 self.stats.enqueued_pkts += 1;
@@ -225,8 +292,11 @@ impl Link {
         LinkAction::None
     }
 
+    /// The packet of `bytes` at the head starts service now (`account` set
+    /// `last_change_ns` to now): how long until it has left the link.
     fn start_service(&mut self, bytes: usize) -> Nanos {
-        let tx = self.spec.serialization_ns(bytes);
+        let now = self.last_change_ns;
+        let tx = self.service.finish_ns(&self.spec, now, bytes) - now;
         self.stats.busy_ns += tx;
         // `account` set `last_change_ns` to now.
         let bin = (self.last_change_ns / BUSY_BIN_NS) as usize;
@@ -248,7 +318,7 @@ impl Link {
         match self.queue.start_next(now) {
             Some(next) => {
                 let tx = self.start_service(next.data.len());
-                Some((next, now + tx))
+                Some((next, now.saturating_add(tx)))
             }
             None => {
                 self.busy = false;
@@ -260,6 +330,7 @@ impl Link {
     /// Closes the time integrals at the end of a run and flushes the log.
     pub fn finish(&mut self, now: Nanos) {
         self.account(now);
+        self.stats.trace_capacity_bytes = self.delivery_trace().map(|t| t.capacity_bytes(now));
         self.queue.flush_log();
     }
 }
@@ -274,6 +345,7 @@ mod tests {
             to_server: true,
             hop: 0,
             sent_at: 0,
+            link_entered_at: 0,
             data: vec![0; len],
         }
     }
@@ -402,5 +474,74 @@ mod tests {
         let expected = (buffer as u64 + 1) * 800_000;
         assert!(arrived - sent <= expected && arrived - sent >= expected - 800_000);
         assert_eq!(link.stats.max_queue_pkts, buffer);
+    }
+
+    #[test]
+    fn a_trace_driven_link_delivers_the_traces_bytes_over_each_repetition() {
+        use std::sync::Arc;
+        use vegas_interop::trace::DeliveryTrace;
+        // A generated cellular-like trace: 2 s, bursts of up to 4
+        // opportunities per ms, a 300 ms outage, mean about 5 Mbit/s.
+        let text: String = (1..=2000u64)
+            .flat_map(|ms| {
+                let n = if (700..1000).contains(&ms) {
+                    0
+                } else {
+                    (ms * 7 % 11) / 4
+                };
+                std::iter::repeat_n(ms, n as usize)
+            })
+            .chain([2000])
+            .map(|ms| format!("{ms}\n"))
+            .collect();
+        let trace = Arc::new(DeliveryTrace::parse(text.as_bytes(), "generated").unwrap());
+        let period_ns = trace.period_ms() * 1_000_000;
+        let offered_per_repetition = trace.opportunities() as u64 * 1500;
+        let spec = LinkSpec::new(trace.mean_rate_bps(), 0, 1_000_000);
+        let mut link = Link::new("l", spec, 1).with_service(Service::trace(trace.clone()));
+        // 1200-byte packets offered at twice the mean rate for 3 periods.
+        let n = 3 * period_ns * 2 * trace.mean_rate_bps() / (1200 * 8 * 1_000_000_000);
+        let (delivered, drops) = cbr(&mut link, 2 * trace.mean_rate_bps(), 1200, n);
+        assert_eq!(drops, 0);
+        for repetition in 1..3 {
+            let window = repetition * period_ns..(repetition + 1) * period_ns;
+            let bytes = delivered
+                .iter()
+                .filter(|(_, at)| window.contains(at))
+                .count() as u64
+                * 1200;
+            let error = (bytes as f64 / offered_per_repetition as f64 - 1.0).abs();
+            assert!(
+                error < 0.005,
+                "repetition {repetition}: {bytes} of {offered_per_repetition}"
+            );
+        }
+        // Nothing is delivered during the outage (after its first
+        // opportunity-free millisecond).
+        let outage = period_ns + 701_000_000..period_ns + 1_000_000_000;
+        assert!(!delivered.iter().any(|(_, at)| outage.contains(at)));
+        link.finish(3 * period_ns);
+        assert_eq!(
+            link.stats.trace_capacity_bytes,
+            Some(trace.capacity_bytes(3 * period_ns))
+        );
+    }
+
+    #[test]
+    fn per_packet_delay_counts_waiting_service_and_propagation() {
+        // 1000-byte packets back to back into a 8 Mbit/s, 5 ms link: the
+        // k-th waits k ms, is served 1 ms and propagates 5 ms.
+        let mut link = Link::new("l", LinkSpec::new(8_000_000, 5_000_000, 10), 1);
+        let (delivered, _) = cbr(&mut link, 80_000_000, 1000, 10);
+        for (sent, arrived) in &delivered {
+            link.stats.record_delay(arrived - sent);
+        }
+        // Packet k arrives at 0.1 k ms and is delivered at (k + 1) ms + 5
+        // ms: 6 + 0.9 k ms.
+        let mean = link.stats.mean_delay_ns().unwrap() / 1e6;
+        assert!((mean - (5.0 + 1.0 + 4.5 * 0.9)).abs() < 1e-6, "{mean}");
+        // The 95th percentile is the last packet's bin: 14.1 ms -> 14.2.
+        assert_eq!(link.stats.delay_quantile_ns(0.95), Some(14_200_000));
+        assert_eq!(LinkStats::default().delay_quantile_ns(0.95), None);
     }
 }

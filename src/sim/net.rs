@@ -42,6 +42,7 @@ use crate::adapter::Trace;
 use crate::adapter::TraceData;
 use crate::CcSpec;
 use vegas_cc::ControllerEvent;
+use vegas_interop::model::Service;
 
 /// A self-signed RSA-2048 test certificate (CN "quiche-vegas simulator",
 /// CA:FALSE, subjectAltName localhost and 127.0.0.1). RSA signatures have a
@@ -335,31 +336,46 @@ impl Simulator {
         let seed = s.seed;
         let mut links = Vec::new();
         let b = &s.bottleneck;
-        links.push(Link::new(
-            "bottleneck",
-            LinkSpec {
-                rate_bps: b.rate.0,
-                delay_ns: to_nanos(b.delay.0),
-                buffer_pkts: b.buffer_pkts,
-                loss: b.loss,
-                loss_burst_pkts: b.loss_burst_pkts,
-                aggregation_ns: b.aggregation.map_or(0, |d| to_nanos(d.0)),
-            },
-            sub_seed(seed, 0),
-        ));
+        let bottleneck_trace = super::scenario::load_trace("bottleneck", b.trace.as_deref())?;
+        let reverse_trace = super::scenario::load_trace("reverse", s.reverse.trace.as_deref())?;
+        links.push(
+            Link::new(
+                "bottleneck",
+                LinkSpec {
+                    rate_bps: b
+                        .rate_bps()
+                        .or(bottleneck_trace.as_ref().map(|t| t.mean_rate_bps()))
+                        .expect("validated: a rate or a trace"),
+                    delay_ns: to_nanos(b.delay.0),
+                    buffer_pkts: b.buffer_pkts,
+                    loss: b.loss,
+                    loss_burst_pkts: b.loss_burst_pkts,
+                    aggregation_ns: b.aggregation.map_or(0, |d| to_nanos(d.0)),
+                },
+                sub_seed(seed, 0),
+            )
+            .with_service(bottleneck_trace.map_or(Service::Rate, Service::trace)),
+        );
         let r = &s.reverse;
-        links.push(Link::new(
-            "reverse",
-            LinkSpec {
-                rate_bps: r.rate.map_or(1_000_000_000, |r| r.0),
-                delay_ns: to_nanos(r.delay.unwrap_or(b.delay).0),
-                buffer_pkts: r.buffer_pkts.unwrap_or(10_000),
-                loss: r.loss,
-                loss_burst_pkts: 1.0,
-                aggregation_ns: r.aggregation.map_or(0, |d| to_nanos(d.0)),
-            },
-            sub_seed(seed, 1),
-        ));
+        links.push(
+            Link::new(
+                "reverse",
+                LinkSpec {
+                    rate_bps: r.rate.map(|r| r.0).unwrap_or_else(|| {
+                        reverse_trace
+                            .as_ref()
+                            .map_or(1_000_000_000, |t| t.mean_rate_bps())
+                    }),
+                    delay_ns: to_nanos(r.delay.unwrap_or(b.delay).0),
+                    buffer_pkts: r.buffer_pkts.unwrap_or(10_000),
+                    loss: r.loss,
+                    loss_burst_pkts: 1.0,
+                    aggregation_ns: r.aggregation.map_or(0, |d| to_nanos(d.0)),
+                },
+                sub_seed(seed, 1),
+            )
+            .with_service(reverse_trace.map_or(Service::Rate, Service::trace)),
+        );
         let mut sim = Simulator {
             base: Instant::now(),
             now: 0,
@@ -704,6 +720,9 @@ impl Simulator {
                     .take()
                     .expect("a busy link has a packet");
                 let mut at = self.links[link].spec.arrival_ns(self.now);
+                self.links[link]
+                    .stats
+                    .record_delay(at.saturating_sub(packet.link_entered_at));
                 let packet = Packet {
                     hop: packet.hop + 1,
                     ..packet
@@ -1024,6 +1043,7 @@ impl Simulator {
             to_server: !server,
             hop: 0,
             sent_at: self.now,
+            link_entered_at: self.now,
             data,
         })
     }

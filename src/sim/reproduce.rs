@@ -165,7 +165,8 @@ pub fn draw_figure(e: &Experiment, svg: &Path, link: String) -> Result<FigureDra
     scenario.qlog = true;
     let full = scenario.duration.0.as_secs_f64();
     let packet_bits = 8.0 * scenario.max_datagram_size as f64;
-    let cap = FIGURE_MAX_PACKETS * packet_bits / scenario.bottleneck.rate.0.max(1) as f64;
+    let cap = FIGURE_MAX_PACKETS * packet_bits
+        / scenario.bottleneck.rate_bps().unwrap_or(1).max(1) as f64;
     let seconds = full.min(cap);
     scenario.duration.0 = std::time::Duration::from_secs_f64(seconds);
     let tmp = svg.with_extension("runs");

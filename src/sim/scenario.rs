@@ -24,6 +24,12 @@
 //! arriving `reorder_delay` late) and `duplicate` (a fraction arriving
 //! twice).
 //!
+//! Recorded links: `trace = "path"` on the bottleneck or the reverse link
+//! (instead of `rate`) serves it with a mahimahi trace of delivery
+//! opportunities (`vegas_interop::trace`: one 1500-byte opportunity per
+//! line, repeated at its end), behind the same drop-tail buffer; a
+//! malformed trace is an error naming the field, the file and the line.
+//!
 //! Real-socket noise: `jitter` on the bottleneck and the reverse link adds
 //! to each packet's delay a seeded draw from an exponential distribution
 //! of that mean (capped at [`JITTER_CAP_MEANS`] means), without
@@ -41,6 +47,8 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::anyhow;
@@ -51,6 +59,7 @@ use serde::de;
 use serde::Deserialize;
 use serde::Deserializer;
 use serde::Serialize;
+use vegas_interop::trace::DeliveryTrace;
 
 use crate::Algorithm;
 use crate::CcSpec;
@@ -211,7 +220,12 @@ fn default_variation_step() -> Dur {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkConfig {
-    pub rate: Rate,
+    /// The serializer's rate; or
+    pub rate: Option<Rate>,
+    /// a mahimahi trace of delivery opportunities (a file path, relative
+    /// to the working directory) that serves the link instead
+    /// (`vegas_interop::trace`).
+    pub trace: Option<String>,
     /// One-way propagation delay.
     pub delay: Dur,
     /// Drop-tail waiting room in packets.
@@ -295,7 +309,24 @@ impl Impairments {
     }
 }
 
+/// Loads the trace of link field `link` (None: a fixed-rate link); an
+/// error names the field, the file and the line.
+pub fn load_trace(link: &str, path: Option<&str>) -> Result<Option<Arc<DeliveryTrace>>> {
+    path.map(|path| {
+        DeliveryTrace::load(Path::new(path))
+            .map(Arc::new)
+            .map_err(|e| anyhow!("field `{link}.trace`: {e}"))
+    })
+    .transpose()
+}
+
 impl LinkConfig {
+    /// The configured rate; a trace-driven link has none (its rate is its
+    /// trace's, [`DeliveryTrace::mean_rate_bps`]).
+    pub fn rate_bps(&self) -> Option<u64> {
+        self.rate.map(|r| r.0)
+    }
+
     pub fn impairments(&self) -> Impairments {
         Impairments::new(
             self.reorder,
@@ -327,6 +358,8 @@ fn one() -> f64 {
 pub struct ReverseConfig {
     /// Default 1 Gbit/s.
     pub rate: Option<Rate>,
+    /// A mahimahi trace that serves the link instead of `rate`.
+    pub trace: Option<String>,
     /// Default: the bottleneck's delay (a symmetric path).
     pub delay: Option<Dur>,
     /// Default 10000.
@@ -647,6 +680,34 @@ impl Scenario {
                 self.max_datagram_size
             );
         }
+        match (&self.bottleneck.rate, &self.bottleneck.trace) {
+            (None, None) => bail!(
+                "field `bottleneck.rate`: missing; allowed: a rate (e.g. \"10Mbit/s\"), or \
+                 `bottleneck.trace` = the path of a mahimahi trace"
+            ),
+            (Some(_), Some(_)) => {
+                bail!("bottleneck: give `rate` or `trace`, not both (a trace sets the rate)")
+            }
+            _ => {}
+        }
+        if self.reverse.rate.is_some() && self.reverse.trace.is_some() {
+            bail!("reverse: give `rate` or `trace`, not both (a trace sets the rate)");
+        }
+        load_trace("bottleneck", self.bottleneck.trace.as_deref())?;
+        load_trace("reverse", self.reverse.trace.as_deref())?;
+        if self.bottleneck.trace.is_some() {
+            if let Some(j) = self
+                .bottleneck
+                .changes
+                .iter()
+                .position(|c| c.rate.is_some())
+            {
+                bail!(
+                    "field `bottleneck.changes.{j}.rate`: a trace-driven link's rate is its \
+                     trace's; allowed: no rate change with `bottleneck.trace`"
+                );
+            }
+        }
         check_loss("bottleneck.loss", self.bottleneck.loss)?;
         check_loss("reverse.loss", self.reverse.loss)?;
         if self.bottleneck.loss_burst_pkts.is_nan() || self.bottleneck.loss_burst_pkts < 1.0 {
@@ -848,7 +909,7 @@ mod tests {
         let s = Scenario::load("demo", &[]).unwrap();
         assert_eq!(s.flows.len(), 1);
         assert_eq!(s.bottleneck.buffer_pkts, 10);
-        assert_eq!(s.bottleneck.rate, Rate(1_600_000));
+        assert_eq!(s.bottleneck.rate, Some(Rate(1_600_000)));
     }
 
     #[test]
@@ -865,7 +926,7 @@ mod tests {
         .unwrap();
         assert_eq!(s.bottleneck.buffer_pkts, 30);
         assert_eq!(s.flows[0].algorithm, "newreno");
-        assert_eq!(s.bottleneck.rate, Rate(10_000_000));
+        assert_eq!(s.bottleneck.rate, Some(Rate(10_000_000)));
         assert_eq!(s.flow_cc(0).unwrap().params["pacing_gain"], "2");
     }
 

@@ -7,6 +7,9 @@
 //!     --rate-mbit 10 --delay-ms 20 --buffer-pkts 50 --queue-log down.log
 //! ```
 //!
+//! `--trace-down FILE` / `--trace-up FILE` replay a mahimahi trace
+//! (`vegas_interop::trace`) instead of a fixed rate.
+//!
 //! Prints `relaying LISTEN -> SERVER` per route once bound, runs until
 //! `--duration-s` passes or SIGINT/SIGTERM, then prints per-link counters,
 //! each flow's downstream throughput and share, and the timing precision.
@@ -16,6 +19,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant;
 
@@ -23,6 +27,7 @@ use clap::CommandFactory;
 use clap::Parser;
 use vegas_interop::cli::resolved_path;
 use vegas_interop::limits;
+use vegas_interop::trace::DeliveryTrace;
 use vegas_interop::Config;
 use vegas_interop::Emulator;
 use vegas_interop::LinkSpec;
@@ -91,6 +96,14 @@ struct Args {
     /// 86400000); repeatable.
     #[arg(long, value_name = "STEP", value_parser = parse_step, allow_hyphen_values = true)]
     step: Vec<StepArg>,
+    /// Serve the down link with this mahimahi trace (one 1500-byte
+    /// delivery opportunity per line, a time in ms, repeated at its end)
+    /// instead of --rate-mbit; the buffer and delay still apply.
+    #[arg(long, value_name = "FILE", value_parser = parse_trace, conflicts_with = "rate_mbit")]
+    trace_down: Option<Arc<DeliveryTrace>>,
+    /// The same for the up link, instead of --up-rate-mbit.
+    #[arg(long, value_name = "FILE", value_parser = parse_trace, conflicts_with = "up_rate_mbit")]
+    trace_up: Option<Arc<DeliveryTrace>>,
     /// Queue log of the down link (the simulator's format).
     #[arg(long, value_name = "FILE")]
     queue_log: Option<PathBuf>,
@@ -166,6 +179,12 @@ fn parse_seed(text: &str) -> Result<u64, String> {
 
 fn parse_duration_s(text: &str) -> Result<Duration, String> {
     limits::duration_s(limits::number(text)?)
+}
+
+fn parse_trace(text: &str) -> Result<Arc<DeliveryTrace>, String> {
+    DeliveryTrace::load(std::path::Path::new(text))
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
 }
 
 fn parse_route(text: &str) -> Result<Route, String> {
@@ -278,6 +297,28 @@ fn links(args: &Args) -> Result<(LinkSpec, LinkSpec), String> {
     )?;
     up.aggregation_ns = limits::aggregation_ns(args.ack_aggregation_ms)?;
     for s in &args.step {
+        let rate_step = matches!(s.step.change, vegas_interop::relay::Change::RateBps(_));
+        let on =
+            |d| s.step.direction == d || s.step.direction == vegas_interop::relay::Direction::Both;
+        for (flag, traced, direction) in [
+            (
+                "--trace-down",
+                args.trace_down.is_some(),
+                vegas_interop::relay::Direction::Down,
+            ),
+            (
+                "--trace-up",
+                args.trace_up.is_some(),
+                vegas_interop::relay::Direction::Up,
+            ),
+        ] {
+            if rate_step && traced && on(direction) {
+                return Err(format!(
+                    "--step {}: that link is trace-driven ({flag}): its rate is the trace's and cannot step",
+                    s.text
+                ));
+            }
+        }
         s.step.check(&down, &up).map_err(|e| {
             format!(
                 "--step {}: {e} (--loss-burst-pkts {})",
@@ -298,6 +339,8 @@ fn run(args: Args, down: LinkSpec, up: LinkSpec) -> Result<(), String> {
         down_log: open_log("--queue-log", &args.queue_log)?,
         up_log: open_log("--up-queue-log", &args.up_queue_log)?,
         spin_ns: limits::spin_ns(args.spin_us)?,
+        down_trace: args.trace_down.clone(),
+        up_trace: args.trace_up.clone(),
     };
     // SAFETY: the handler only stores to an atomic.
     unsafe {
