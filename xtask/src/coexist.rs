@@ -27,15 +27,11 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::path::Path;
-use std::process::Command;
-use std::sync::mpsc;
-use std::sync::Arc;
-use std::sync::Mutex;
-use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::lab_runs::run_all;
+use crate::lab_runs::Scenario;
 use crate::root;
 use crate::Result;
 
@@ -132,11 +128,6 @@ struct Cell {
     kind: Kind,
     /// A scenario file's text, or a built-in scenario and its `--set`s.
     scenario: Scenario,
-}
-
-enum Scenario {
-    Text(String),
-    Named(String, Vec<String>),
 }
 
 fn buffer_pkts(rate: f64, rtt: f64, bdp: f64) -> u64 {
@@ -324,77 +315,6 @@ fn cells(o: &Options) -> Vec<Cell> {
 // `HOSTILE_PATHS`: `tests/hostile_network.rs`'s paths, one table for both.
 include!("../../tests/support/hostile_paths.rs");
 
-fn run_cell(lab: &Path, dir: &Path, index: usize, cell: &Cell) -> Result<Value> {
-    let mut args = vec!["run".to_string()];
-    match &cell.scenario {
-        Scenario::Text(text) => {
-            let path = dir.join(format!("cell-{index}.toml"));
-            fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-            args.push(path.display().to_string());
-        }
-        Scenario::Named(name, sets) => {
-            args.push(name.clone());
-            for s in sets {
-                args.extend(["--set".to_string(), s.clone()]);
-            }
-        }
-    }
-    args.extend(["--json".to_string(), "--series".to_string()]);
-    let out = Command::new(lab)
-        .args(&args)
-        .output()
-        .map_err(|e| format!("could not run {}: {e}", lab.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "vegas-lab {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    serde_json::from_slice(&out.stdout).map_err(|e| format!("vegas-lab printed no JSON: {e}"))
-}
-
-/// Runs every cell on `jobs` threads; results in cell order.
-fn run_all(lab: &Path, dir: &Path, cells: &[Cell], jobs: usize) -> Result<Vec<Value>> {
-    let next = Arc::new(Mutex::new(0usize));
-    let (tx, rx) = mpsc::channel();
-    let started = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            let (next, tx) = (next.clone(), tx.clone());
-            scope.spawn(move || loop {
-                let i = {
-                    let mut n = next.lock().expect("no panics while holding it");
-                    let i = *n;
-                    *n += 1;
-                    i
-                };
-                if i >= cells.len() {
-                    break;
-                }
-                let r = run_cell(lab, dir, i, &cells[i]);
-                if tx.send((i, r)).is_err() {
-                    break;
-                }
-            });
-        }
-    });
-    drop(tx);
-    let mut results: Vec<Option<Value>> = vec![None; cells.len()];
-    for (i, r) in rx {
-        results[i] = Some(r?);
-    }
-    eprintln!(
-        "bench --coexist: {} runs in {:.0} s",
-        cells.len(),
-        started.elapsed().as_secs_f64()
-    );
-    Ok(results
-        .into_iter()
-        .map(|r| r.expect("every cell ran"))
-        .collect())
-}
-
 /// Metrics of a one-on-one cell (module documentation).
 #[derive(Clone, Debug, Default)]
 struct PairMetrics {
@@ -522,7 +442,8 @@ pub fn run(args: &[String]) -> Result<()> {
         cells.len(),
         o.jobs
     );
-    let results = run_all(&lab, &dir, &cells, o.jobs)?;
+    let scenarios: Vec<&Scenario> = cells.iter().map(|c| &c.scenario).collect();
+    let results = run_all(&lab, &dir, &scenarios, o.jobs, "bench --coexist")?;
     let json: Vec<Value> = cells
         .iter()
         .zip(&results)

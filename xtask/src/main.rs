@@ -27,6 +27,7 @@ mod coexist;
 mod downstream;
 mod fuzz;
 mod interop;
+mod lab_runs;
 mod libclang;
 mod load;
 mod scale;
