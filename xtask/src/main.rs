@@ -31,6 +31,7 @@ mod lab_runs;
 mod libclang;
 mod load;
 mod scale;
+mod traces;
 
 const QUICHE_VERSION: &str = "0.30.0";
 const INSTALL_HINT: &str = "apt-get install -y libclang-dev cmake g++";
@@ -86,6 +87,9 @@ fn print_help() {
          [--buffers-bdp 0.5,1,4] [--algorithms vegas,vegas-a,gallop-vegas,cubic,bbr2]\n           \
          [--no-ten-flows]   the simulator from 10 Mbit/s to 1 Gbit/s, one flow per cell,\n           \
          then ten flows sharing 100 Mbit/s: target/bench/scale.md and scale.json\n  \
+         bench --traces DIR [--delays-ms 20,50] [--buffers 100,4bdp] [--schemes a,b] [--seconds S] [--jobs N]\n           \
+         every scheme on each mahimahi trace pair NAME.down/NAME.up in DIR, in the simulator:\n           \
+         throughput against delay, docs/real-links.md (other grids: target/bench-traces/REPORT.md)\n  \
          reproduce [NAME...] [--jobs N]   re-run the papers' experiments (scenarios/papers, one file per\n           \
          table or figure) over their seeds: docs/reproduction.md (with NAMEs: target/reproduction-partial.md)\n  \
          certs [--out DIR]   write a test CA and a leaf certificate (default examples/certs)\n  \
@@ -385,6 +389,9 @@ fn bench(args: &[String]) -> Result<()> {
     }
     if args.iter().any(|a| a == "--coexist") {
         return coexist::run(args);
+    }
+    if args.iter().any(|a| a == "--traces") {
+        return traces::run(args);
     }
     if args.iter().any(|a| a == "--real") {
         let lab = build_lab()?;

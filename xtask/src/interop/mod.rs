@@ -61,6 +61,7 @@ mod stacks;
 
 pub use real::run as bench_real;
 
+pub(crate) use report::command_text;
 use report::*;
 use stacks::*;
 

@@ -72,7 +72,7 @@ pub(super) fn load_average() -> String {
 }
 
 /// `program args` in `dir`: its stdout, trimmed, if it succeeded.
-pub(super) fn command_text(dir: &Path, program: &str, args: &[&str]) -> Option<String> {
+pub(crate) fn command_text(dir: &Path, program: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(program)
         .current_dir(dir)
         .args(args)
