@@ -122,6 +122,58 @@ impl Service {
     }
 }
 
+/// The resolution of [`DelayStats`]: 100 us.
+pub const DELAY_BIN_NS: Nanos = 100_000;
+
+/// Delays beyond this many bins share the last one (100 s: 8 MB of bins
+/// at most).
+const MAX_DELAY_BINS: usize = 1_000_000;
+
+/// Per-packet delays through a link, counted per [`DELAY_BIN_NS`], for
+/// their mean and quantiles.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DelayStats {
+    per_bin_pkts: Vec<u64>,
+    sum_ns: u128,
+    packets: u64,
+}
+
+impl DelayStats {
+    /// One packet took `delay_ns`.
+    pub fn record(&mut self, delay_ns: Nanos) {
+        let bin = ((delay_ns / DELAY_BIN_NS) as usize).min(MAX_DELAY_BINS - 1);
+        if self.per_bin_pkts.len() <= bin {
+            self.per_bin_pkts.resize(bin + 1, 0);
+        }
+        self.per_bin_pkts[bin] += 1;
+        self.sum_ns += delay_ns as u128;
+        self.packets += 1;
+    }
+
+    pub fn packets(&self) -> u64 {
+        self.packets
+    }
+
+    /// The mean delay in ns (None: no packet).
+    pub fn mean_ns(&self) -> Option<f64> {
+        (self.packets > 0).then(|| self.sum_ns as f64 / self.packets as f64)
+    }
+
+    /// The delay at or below which a fraction `q` of the packets crossed,
+    /// to the upper edge of its bin (None: no packet).
+    pub fn quantile_ns(&self, q: f64) -> Option<Nanos> {
+        let target = (self.packets as f64 * q).ceil().max(1.0) as u64;
+        let mut acc = 0;
+        for (bin, n) in self.per_bin_pkts.iter().enumerate() {
+            acc += n;
+            if acc >= target {
+                return Some((bin as Nanos + 1) * DELAY_BIN_NS);
+            }
+        }
+        None
+    }
+}
+
 /// A link's random loss: independent, or a Gilbert two-state model whose
 /// bad state lasts `loss_burst_pkts` packets on average and whose
 /// stationary loss rate is `loss`. Seeded, so a run can be repeated.

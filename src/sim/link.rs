@@ -10,6 +10,7 @@ use std::io::BufWriter;
 
 use vegas_interop::model::Arrival;
 use vegas_interop::model::Datagram;
+pub use vegas_interop::model::DelayStats;
 use vegas_interop::model::DropTailQueue;
 pub use vegas_interop::model::LinkSpec;
 use vegas_interop::model::QueueLog;
@@ -71,22 +72,12 @@ pub struct LinkStats {
     /// The waiting-queue integral (packet * ns) of each [`BUSY_BIN_NS`].
     pub queue_per_bin_pkt_ns: Vec<u128>,
     /// Per-packet delay through the link (from reaching it to reaching its
-    /// far end: waiting, service and propagation), counted per
-    /// [`DELAY_BIN_NS`]; the last bin holds everything beyond.
-    pub delay_per_bin_pkts: Vec<u64>,
-    /// Sum of those delays, for their mean.
-    pub delay_sum_ns: u128,
-    pub delivered_pkts: u64,
+    /// far end: waiting, service and propagation).
+    pub delay: DelayStats,
     /// A trace-driven link: the bytes its trace offered over the run (set
     /// by [`Link::finish`]).
     pub trace_capacity_bytes: Option<u64>,
 }
-
-/// The resolution of [`LinkStats::delay_per_bin_pkts`]: 100 us.
-pub const DELAY_BIN_NS: Nanos = 100_000;
-
-/// Delays beyond this share the last bin (100 s: 8 MB of bins at most).
-const MAX_DELAY_BINS: usize = 1_000_000;
 
 /// The resolution of [`LinkStats::busy_per_bin_ns`].
 pub const BUSY_BIN_NS: Nanos = 100_000_000;
@@ -123,38 +114,6 @@ impl LinkStats {
             (self.steady_busy_ns as f64 / span).min(1.0),
             self.steady_queue_pkt_ns as f64 / span,
         ))
-    }
-
-    /// A packet reached the link's far end `delay_ns` after it reached the
-    /// link.
-    pub fn record_delay(&mut self, delay_ns: Nanos) {
-        let bin = ((delay_ns / DELAY_BIN_NS) as usize).min(MAX_DELAY_BINS - 1);
-        if self.delay_per_bin_pkts.len() <= bin {
-            self.delay_per_bin_pkts.resize(bin + 1, 0);
-        }
-        self.delay_per_bin_pkts[bin] += 1;
-        self.delay_sum_ns += delay_ns as u128;
-        self.delivered_pkts += 1;
-    }
-
-    /// Mean per-packet delay through the link, in ns (None: no packet).
-    pub fn mean_delay_ns(&self) -> Option<f64> {
-        (self.delivered_pkts > 0).then(|| self.delay_sum_ns as f64 / self.delivered_pkts as f64)
-    }
-
-    /// The per-packet delay at or below which a fraction `q` of the
-    /// packets crossed the link, to the upper edge of its
-    /// [`DELAY_BIN_NS`] bin (None: no packet).
-    pub fn delay_quantile_ns(&self, q: f64) -> Option<Nanos> {
-        let target = (self.delivered_pkts as f64 * q).ceil().max(1.0) as u64;
-        let mut acc = 0;
-        for (bin, n) in self.delay_per_bin_pkts.iter().enumerate() {
-            acc += n;
-            if acc >= target {
-                return Some((bin as Nanos + 1) * DELAY_BIN_NS);
-            }
-        }
-        None
     }
 
     /// Smallest queue length the link spent at least `q` of its time at or
@@ -534,14 +493,14 @@ mod tests {
         let mut link = Link::new("l", LinkSpec::new(8_000_000, 5_000_000, 10), 1);
         let (delivered, _) = cbr(&mut link, 80_000_000, 1000, 10);
         for (sent, arrived) in &delivered {
-            link.stats.record_delay(arrived - sent);
+            link.stats.delay.record(arrived - sent);
         }
         // Packet k arrives at 0.1 k ms and is delivered at (k + 1) ms + 5
         // ms: 6 + 0.9 k ms.
-        let mean = link.stats.mean_delay_ns().unwrap() / 1e6;
+        let mean = link.stats.delay.mean_ns().unwrap() / 1e6;
         assert!((mean - (5.0 + 1.0 + 4.5 * 0.9)).abs() < 1e-6, "{mean}");
         // The 95th percentile is the last packet's bin: 14.1 ms -> 14.2.
-        assert_eq!(link.stats.delay_quantile_ns(0.95), Some(14_200_000));
-        assert_eq!(LinkStats::default().delay_quantile_ns(0.95), None);
+        assert_eq!(link.stats.delay.quantile_ns(0.95), Some(14_200_000));
+        assert_eq!(DelayStats::default().quantile_ns(0.95), None);
     }
 }

@@ -722,7 +722,8 @@ impl Simulator {
                 let mut at = self.links[link].spec.arrival_ns(self.now);
                 self.links[link]
                     .stats
-                    .record_delay(at.saturating_sub(packet.link_entered_at));
+                    .delay
+                    .record(at.saturating_sub(packet.link_entered_at));
                 let packet = Packet {
                     hop: packet.hop + 1,
                     ..packet

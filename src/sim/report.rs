@@ -444,8 +444,8 @@ pub fn report(scenario: &Scenario, result: &SimResult, wall_seconds: f64) -> Rep
             time_to_90pct_s: s.time_to_utilization_ns(0.9, 10).map(secs),
             drops: s.dropped_pkts + s.lost_pkts,
             random_losses: s.lost_pkts,
-            mean_delay_ms: s.mean_delay_ns().map(|ns| ns / 1e6),
-            p95_delay_ms: s.delay_quantile_ns(0.95).map(|ns| ns as f64 / 1e6),
+            mean_delay_ms: s.delay.mean_ns().map(|ns| ns / 1e6),
+            p95_delay_ms: s.delay.quantile_ns(0.95).map(|ns| ns as f64 / 1e6),
             trace_capacity_used: s
                 .trace_capacity_bytes
                 .map(|offered| s.sent_bytes as f64 / offered.max(1) as f64),
