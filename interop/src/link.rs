@@ -17,6 +17,7 @@ use std::io::Write;
 
 use crate::model::Arrival;
 use crate::model::Datagram;
+use crate::model::DelayStats;
 use crate::model::DropTailQueue;
 pub use crate::model::LinkSpec;
 pub use crate::model::Nanos;
@@ -29,6 +30,8 @@ pub struct Packet {
     /// The flow (client address) it belongs to.
     pub flow: usize,
     pub data: Vec<u8>,
+    /// When it reached the link (set by [`Link::enqueue`]).
+    pub entered_ns: Nanos,
 }
 
 impl Datagram for Packet {
@@ -53,6 +56,10 @@ pub struct LinkStats {
     pub flow_bytes: Vec<u64>,
     /// Integral of the queue length over time (packet-nanoseconds).
     pub queue_pkt_ns: u128,
+    /// Per-packet delay from reaching the link to its scheduled arrival at
+    /// the far end (waiting, service, propagation; the scheduler's own
+    /// lateness, [`crate::relay::Precision`], not included).
+    pub delay: DelayStats,
 }
 
 /// One direction of the bottleneck.
@@ -132,8 +139,9 @@ impl Link {
     }
 
     /// A packet arrives at `now` (first call [`Link::advance`] to `now`).
-    pub fn enqueue(&mut self, now: Nanos, packet: Packet) {
+    pub fn enqueue(&mut self, now: Nanos, mut packet: Packet) {
         let now = now.max(self.last_event_ns);
+        packet.entered_ns = now;
         self.account(now);
         self.stats.arrived_pkts += 1;
         let idle = self.in_service.is_none();
@@ -161,6 +169,9 @@ impl Link {
             let (done, _) = self.in_service.take().unwrap();
             let deliver = self.spec.arrival_ns(tx_end).max(self.last_deliver_ns);
             self.last_deliver_ns = deliver;
+            self.stats
+                .delay
+                .record(deliver.saturating_sub(done.entered_ns));
             self.wire.push_back((deliver, done));
             self.account(tx_end);
             if let Some(next) = self.queue.start_next(tx_end) {
@@ -207,6 +218,7 @@ mod tests {
         Packet {
             flow,
             data: vec![0; len],
+            entered_ns: 0,
         }
     }
 
@@ -221,6 +233,9 @@ mod tests {
         let (t2, _) = link.pop_delivery(u64::MAX).unwrap();
         assert_eq!(t1, 6_000_000);
         assert_eq!(t2, 7_000_000);
+        // 6 ms and 7 ms through the link: a mean of 6.5 ms.
+        assert_eq!(link.stats.delay.packets(), 2);
+        assert_eq!(link.stats.delay.mean_ns(), Some(6_500_000.0));
     }
 
     #[test]

@@ -229,13 +229,15 @@ impl std::fmt::Display for Report {
             writeln!(
                 f,
                 "{name}: {} packets in, {} delivered, {} dropped (tail), {} lost (random), \
-                 max queue {} pkts, mean queue {:.2} pkts",
+                 max queue {} pkts, mean queue {:.2} pkts, delay mean {:.1} ms p95 {:.1} ms",
                 s.arrived_pkts,
                 s.delivered_pkts,
                 s.dropped_pkts,
                 s.lost_pkts,
                 s.max_queue_pkts,
-                s.queue_pkt_ns as f64 / (secs * 1e9)
+                s.queue_pkt_ns as f64 / (secs * 1e9),
+                s.delay.mean_ns().unwrap_or(0.0) / 1e6,
+                s.delay.quantile_ns(0.95).unwrap_or(0) as f64 / 1e6
             )?;
         }
         let total: u64 = self.down.flow_bytes.iter().sum();
@@ -673,7 +675,14 @@ fn schedule(
                 } => {
                     let link = if is_up { &mut up } else { &mut down };
                     link.advance(at_ns);
-                    link.enqueue(at_ns, Packet { flow, data });
+                    link.enqueue(
+                        at_ns,
+                        Packet {
+                            flow,
+                            data,
+                            entered_ns: at_ns,
+                        },
+                    );
                 }
             }
             next_msg = rx.try_recv().ok();
