@@ -382,6 +382,48 @@ struct Ctx {
 }
 
 impl Ctx {
+    /// Builds our h3 examples and the emulator (release), writes the test
+    /// certificates if missing, and makes `out/logs` and `out/www`: a
+    /// context for runs of our own server and client only (`what` names
+    /// the command in the other peers' place).
+    fn for_h3_runs(root: &Path, out: &Path, what: &str) -> Result<Ctx, String> {
+        for d in ["logs", "www"] {
+            std::fs::create_dir_all(out.join(d)).map_err(|e| e.to_string())?;
+        }
+        let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        build.current_dir(root).args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "quiche-vegas",
+            "--example",
+            "h3-server",
+            "--example",
+            "h3-client",
+        ]);
+        crate::run(build)?;
+        let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        build
+            .current_dir(root)
+            .args(["build", "--release", "--quiet", "-p", "vegas-interop"]);
+        crate::run(build)?;
+        if !root.join("examples/certs/chain.pem").is_file() {
+            crate::certs::write(&root.join("examples/certs"))?;
+        }
+        let not_wanted = format!("not used by {what}");
+        Ok(Ctx {
+            root: root.to_path_buf(),
+            bin: root.join("target/release"),
+            out: out.to_path_buf(),
+            tools: Tools {
+                python: Err(not_wanted.clone()),
+                quic_go: Err(not_wanted.clone()),
+                ngtcp2: Err(not_wanted),
+            },
+        })
+    }
+
     fn ca(&self) -> PathBuf {
         self.root.join("examples/certs/ca.pem")
     }

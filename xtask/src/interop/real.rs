@@ -419,41 +419,8 @@ pub fn run(root: &Path, args: &[String], lab: &Path) -> Result<(), String> {
     };
     let started = Instant::now();
     let out = root.join("target/bench-real");
-    for d in ["logs", "sim", "www"] {
-        std::fs::create_dir_all(out.join(d)).map_err(|e| e.to_string())?;
-    }
-    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    build.current_dir(root).args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "quiche-vegas",
-        "--example",
-        "h3-server",
-        "--example",
-        "h3-client",
-    ]);
-    crate::run(build)?;
-    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    build
-        .current_dir(root)
-        .args(["build", "--release", "--quiet", "-p", "vegas-interop"]);
-    crate::run(build)?;
-    if !root.join("examples/certs/chain.pem").is_file() {
-        crate::certs::write(&root.join("examples/certs"))?;
-    }
-    let not_wanted = "not used by bench --real".to_string();
-    let ctx = Ctx {
-        root: root.to_path_buf(),
-        bin: root.join("target/release"),
-        out: out.clone(),
-        tools: Tools {
-            python: Err(not_wanted.clone()),
-            quic_go: Err(not_wanted.clone()),
-            ngtcp2: Err(not_wanted),
-        },
-    };
+    std::fs::create_dir_all(out.join("sim")).map_err(|e| e.to_string())?;
+    let ctx = Ctx::for_h3_runs(root, &out, "bench --real")?;
     let load_start = load_average();
     let mut cells = Vec::new();
     for &seconds in &o.seconds {
