@@ -403,6 +403,22 @@ fn bench(args: &[String]) -> Result<()> {
     run(c)
 }
 
+/// Writes `report` into `doc` between the markers of `cargo xtask
+/// COMMAND` (`<!-- cargo xtask COMMAND: generated from here -->` and
+/// `... up to here -->`), keeping what the file has outside them; a file
+/// without the markers gets the section at its end.
+fn write_generated_section(doc: &Path, command: &str, report: &str) -> Result<()> {
+    let start = format!("<!-- cargo xtask {command}: generated from here -->");
+    let end = format!("<!-- cargo xtask {command}: generated up to here -->");
+    let old = std::fs::read_to_string(doc).unwrap_or_default();
+    let section = format!("{start}\n\n{report}\n{end}");
+    let new = match (old.find(&start), old.find(&end)) {
+        (Some(a), Some(b)) if a < b => format!("{}{section}{}", &old[..a], &old[b + end.len()..]),
+        _ => format!("{old}\n{section}\n"),
+    };
+    std::fs::write(doc, new).map_err(|e| format!("{}: {e}", doc.display()))
+}
+
 /// Builds `vegas-lab` (release, simulator) and returns its path.
 fn build_lab() -> Result<PathBuf> {
     let mut build = cargo();

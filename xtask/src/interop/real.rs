@@ -29,8 +29,6 @@ const LOOPBACK_REPS: usize = 3;
 const QUEUE_TARGET_PKTS: (f64, f64) = (1.0, 4.0);
 /// Goodput target: at least this fraction of CUBIC's on the same path.
 const GOODPUT_TARGET: f64 = 0.95;
-const START: &str = "<!-- cargo xtask bench --real: generated from here -->";
-const END: &str = "<!-- cargo xtask bench --real: generated up to here -->";
 
 const USAGE: &str = "cargo xtask bench --real [OPTIONS]
 
@@ -516,7 +514,7 @@ pub fn run(root: &Path, args: &[String], lab: &Path) -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     if o.doc {
-        write_doc(&root.join("docs/real-rates.md"), &report)?;
+        crate::write_generated_section(&root.join("docs/real-rates.md"), "bench --real", &report)?;
     }
     println!(
         "\nbench --real: {} runs in {wall_s:.0} s; {}{}",
@@ -525,18 +523,6 @@ pub fn run(root: &Path, args: &[String], lab: &Path) -> Result<(), String> {
         if o.doc { " and docs/real-rates.md" } else { "" }
     );
     Ok(())
-}
-
-/// Replaces the generated part of `doc` (between the markers; appended
-/// when it has none), keeping the rest as it is.
-fn write_doc(doc: &Path, report: &str) -> Result<(), String> {
-    let old = std::fs::read_to_string(doc).unwrap_or_default();
-    let section = format!("{START}\n\n{report}\n{END}");
-    let new = match (old.find(START), old.find(END)) {
-        (Some(a), Some(b)) if a < b => format!("{}{section}{}", &old[..a], &old[b + END.len()..]),
-        _ => format!("{old}\n{section}\n"),
-    };
-    std::fs::write(doc, new).map_err(|e| format!("{}: {e}", doc.display()))
 }
 
 fn fmt(v: Option<f64>, digits: usize) -> String {
@@ -859,12 +845,13 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let doc = dir.join("real-rates.md");
         std::fs::write(&doc, "# Notes\n\nhand-written\n").unwrap();
-        write_doc(&doc, "first").unwrap();
-        write_doc(&doc, "second").unwrap();
+        crate::write_generated_section(&doc, "bench --real", "first").unwrap();
+        crate::write_generated_section(&doc, "bench --real", "second").unwrap();
         let text = std::fs::read_to_string(&doc).unwrap();
         assert!(text.starts_with("# Notes\n\nhand-written\n"), "{text}");
         assert!(text.contains("second") && !text.contains("first"), "{text}");
-        assert_eq!(text.matches(START).count(), 1);
+        let start = "<!-- cargo xtask bench --real: generated from here -->";
+        assert_eq!(text.matches(start).count(), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
