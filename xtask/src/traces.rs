@@ -31,7 +31,11 @@ use std::path::PathBuf;
 use plotters::prelude::*;
 use serde_json::Value;
 
+use crate::interop::trace_run::TracePath;
+use crate::interop::trace_run::TraceRun;
+use crate::interop::trace_run::TraceRunner;
 use crate::lab_runs::run_all;
+use crate::lab_runs::run_one;
 use crate::lab_runs::Scenario;
 use crate::root;
 use crate::Result;
@@ -105,6 +109,8 @@ struct Options {
     /// Run length; None: one repetition of each trace.
     seconds: Option<f64>,
     jobs: usize,
+    /// Real-socket downloads (vegas, cubic) per scheme on the first trace.
+    real_reps: usize,
 }
 
 fn list<T>(flag: &str, text: Option<&String>, parse: impl Fn(&str) -> Result<T>) -> Result<Vec<T>> {
@@ -128,6 +134,7 @@ impl Options {
             schemes: SCHEMES.map(String::from).to_vec(),
             seconds: None,
             jobs: 2,
+            real_reps: 1,
         };
         let mut dir = None;
         let mut it = args.iter();
@@ -159,6 +166,13 @@ impl Options {
                             .ok_or(format!("--seconds: `{v}` is not a run length from 0 to 86400 s"))?,
                     );
                 }
+                "--real-reps" => {
+                    o.real_reps = it
+                        .next()
+                        .and_then(|v| v.parse().ok())
+                        .filter(|n| *n <= 10)
+                        .ok_or("--real-reps needs a number of real-socket downloads per scheme, 0 to 10")?
+                }
                 "--jobs" => {
                     o.jobs = it
                         .next()
@@ -169,7 +183,7 @@ impl Options {
                 other => {
                     return Err(format!(
                         "bench --traces: unknown option `{other}`; allowed: --traces DIR, \
-                         --delays-ms 20,50, --buffers 100,4bdp, --schemes {}, --seconds S, --jobs N",
+                         --delays-ms 20,50, --buffers 100,4bdp, --schemes {}, --seconds S, --real-reps N, --jobs N",
                         SCHEMES.join(",")
                     ))
                 }
@@ -186,6 +200,7 @@ impl Options {
             && self.buffers == [Buffer::Packets(100), Buffer::Bdp(4.0)]
             && self.schemes == SCHEMES
             && self.seconds.is_none()
+            && self.real_reps == 1
     }
 }
 
@@ -197,26 +212,37 @@ struct TraceInfo {
     up: PathBuf,
     period_s: f64,
     mean_rate_mbit: f64,
+    /// Gaps between opportunities of at least [`OUTAGE_MS`]: how many, and
+    /// their total length in s.
+    outages: (usize, f64),
 }
 
-/// The opportunities and the last timestamp of a trace file.
-fn period_and_rate(path: &Path) -> Result<(f64, f64)> {
+/// A gap between delivery opportunities this long is an outage: every
+/// packet in flight waits it out, whatever the sender does.
+const OUTAGE_MS: u64 = 100;
+
+/// A trace file's period (s), mean rate (Mbit/s) and outages.
+fn period_rate_outages(path: &Path) -> Result<(f64, f64, (usize, f64))> {
     let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let lines: Vec<&str> = text
+    let ms: Vec<u64> = text
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
+        .map(|l| l.parse::<u64>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| format!("{}: not a mahimahi trace ({e})", path.display()))?;
+    let last_ms = *ms.last().filter(|ms| **ms > 0).ok_or(format!(
+        "{}: not a mahimahi trace (no last timestamp)",
+        path.display()
+    ))?;
+    let mbit = ms.len() as f64 * OPPORTUNITY_BYTES * 8.0 / (last_ms as f64 / 1000.0) / 1e6;
+    let gaps: Vec<u64> = ms
+        .windows(2)
+        .map(|w| w[1].saturating_sub(w[0]))
+        .filter(|g| *g >= OUTAGE_MS)
         .collect();
-    let last_ms: f64 = lines
-        .last()
-        .and_then(|l| l.parse().ok())
-        .filter(|ms| *ms > 0.0)
-        .ok_or(format!(
-            "{}: not a mahimahi trace (no last timestamp)",
-            path.display()
-        ))?;
-    let mbit = lines.len() as f64 * OPPORTUNITY_BYTES * 8.0 / (last_ms / 1000.0) / 1e6;
-    Ok((last_ms / 1000.0, mbit))
+    let outages = (gaps.len(), gaps.iter().sum::<u64>() as f64 / 1000.0);
+    Ok((last_ms as f64 / 1000.0, mbit, outages))
 }
 
 fn discover(dir: &Path) -> Result<Vec<TraceInfo>> {
@@ -231,7 +257,7 @@ fn discover(dir: &Path) -> Result<Vec<TraceInfo>> {
         if !up.exists() {
             return Err(format!("{}: no {} beside it", down.display(), up.display()));
         }
-        let (period_s, mean_rate_mbit) = period_and_rate(&down)?;
+        let (period_s, mean_rate_mbit, outages) = period_rate_outages(&down)?;
         let name = down
             .file_stem()
             .and_then(|s| s.to_str())
@@ -243,6 +269,7 @@ fn discover(dir: &Path) -> Result<Vec<TraceInfo>> {
             up: fs::canonicalize(&up).unwrap_or(up),
             period_s,
             mean_rate_mbit,
+            outages,
         });
     }
     traces.sort_by(|a, b| a.name.cmp(&b.name));
@@ -264,13 +291,19 @@ struct Cell {
     seconds: f64,
 }
 
-fn scenario_text(t: &TraceInfo, c: &Cell) -> String {
+/// The cell's scenario; `bytes`: the flow sends that many bytes (within
+/// the cell's seconds) instead of sending for the cell's seconds.
+fn scenario_text(t: &TraceInfo, c: &Cell, bytes: Option<u64>) -> String {
+    let amount = match bytes {
+        Some(b) => format!("bytes = {b}"),
+        None => format!("duration = \"{}s\"", c.seconds),
+    };
     format!(
         "name = \"trace-{name}-{delay}ms-{buffer}pkts-{scheme}\"\n\
          duration = \"{secs}s\"\n\
          [bottleneck]\ntrace = \"{down}\"\ndelay = \"{delay}ms\"\nbuffer_pkts = {buffer}\n\
          [reverse]\ntrace = \"{up}\"\nbuffer_pkts = {buffer}\n\
-         [[flows]]\nalgorithm = \"{scheme}\"\nduration = \"{secs}s\"\n",
+         [[flows]]\nalgorithm = \"{scheme}\"\n{amount}\n",
         name = t.name,
         delay = c.delay_ms,
         buffer = c.buffer_pkts,
@@ -279,6 +312,75 @@ fn scenario_text(t: &TraceInfo, c: &Cell) -> String {
         down = t.down.display(),
         up = t.up.display(),
     )
+}
+
+/// Real sockets on the first trace: each download's length.
+const REAL_TARGET_S: f64 = 60.0;
+/// The share of the trace's mean rate the download's size assumes (about
+/// cubic's in the simulator, so that its download lasts about a minute).
+const REAL_FILL: f64 = 0.7;
+const REAL_SCHEMES: [&str; 2] = ["vegas", "cubic"];
+
+/// The real-socket section: the path, the bytes, each download, and the
+/// simulator on the same path with the same bytes.
+struct RealSection {
+    trace: String,
+    delay_ms: f64,
+    buffer_pkts: u64,
+    bytes: u64,
+    runs: Vec<(String, TraceRun)>,
+    sim: Vec<(String, Figures, f64)>,
+}
+
+fn real_section(o: &Options, t: &TraceInfo, lab: &Path, out: &Path) -> Result<RealSection> {
+    let (delay_ms, buffer) = (o.delays_ms[0], o.buffers[0]);
+    let buffer_pkts = buffer.packets(t, delay_ms);
+    let bytes = (t.mean_rate_mbit * 1e6 / 8.0 * REAL_TARGET_S * REAL_FILL) as u64;
+    let path = TracePath {
+        down: t.down.clone(),
+        up: t.up.clone(),
+        delay_ms,
+        buffer_pkts,
+    };
+    let runner = TraceRunner::new(&root(), &out.join("real"))?;
+    let mut runs = Vec::new();
+    for rep in 0..o.real_reps {
+        for cc in REAL_SCHEMES {
+            eprintln!(
+                "bench --traces: real sockets, {cc} over {} ({bytes} bytes)",
+                t.name
+            );
+            let run = runner.download(&path, cc, bytes, &format!("{cc}-{rep}"))?;
+            runs.push((cc.to_string(), run));
+        }
+    }
+    let mut sim = Vec::new();
+    for (i, cc) in REAL_SCHEMES.iter().enumerate() {
+        let cell = Cell {
+            trace: 0,
+            delay_ms,
+            buffer,
+            buffer_pkts,
+            scheme: cc.to_string(),
+            seconds: t.period_s,
+        };
+        let v = run_one(
+            lab,
+            out,
+            10_000 + i,
+            &Scenario::Text(scenario_text(t, &cell, Some(bytes))),
+        )?;
+        let transfer_s = v["flows"][0]["completion_s"].as_f64().unwrap_or(f64::NAN);
+        sim.push((cc.to_string(), figures(&v), transfer_s));
+    }
+    Ok(RealSection {
+        trace: t.name.clone(),
+        delay_ms,
+        buffer_pkts,
+        bytes,
+        runs,
+        sim,
+    })
 }
 
 /// One run's figures.
@@ -327,7 +429,7 @@ pub fn run(args: &[String]) -> Result<()> {
     fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     let scenarios: Vec<Scenario> = cells
         .iter()
-        .map(|c| Scenario::Text(scenario_text(&traces[c.trace], c)))
+        .map(|c| Scenario::Text(scenario_text(&traces[c.trace], c, None)))
         .collect();
     let refs: Vec<&Scenario> = scenarios.iter().collect();
     let started = std::time::Instant::now();
@@ -356,8 +458,16 @@ pub fn run(args: &[String]) -> Result<()> {
             t.name
         ));
     }
-    let text = report(&o, args, &traces, &cells, &figs, &picture_names, wall_s);
-    fs::write(&doc, text).map_err(|e| format!("{}: {e}", doc.display()))?;
+    let real = if o.real_reps > 0 {
+        Some(real_section(&o, &traces[0], &lab, &out)?)
+    } else {
+        None
+    };
+    let mut text = report(&o, args, &traces, &cells, &figs, &picture_names, wall_s);
+    if let Some(real) = &real {
+        text.push_str(&real_markdown(real));
+    }
+    crate::write_generated_section(&doc, "bench --traces", &text)?;
     eprintln!(
         "bench --traces: wrote {} and {}",
         doc.display(),
@@ -544,10 +654,6 @@ fn report(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "# Real links: the Vegas family on recorded cellular traces\n"
-    );
-    let _ = writeln!(
-        s,
         "Generated by `cargo xtask bench {}` at {commit}, {date}, {} simulator runs in {wall_s:.0} s \
          (two at a time on this 2-core machine). Method: `xtask/src/traces.rs`; the links: \
          `interop/src/trace.rs` (mahimahi's `mm-link` service, 1500-byte opportunities).\n",
@@ -563,7 +669,7 @@ fn report(
          default parameters. Throughput: the flow's goodput. Capacity used: bytes the \
          bottleneck delivered over the bytes its trace offered. Delay: each packet's time from \
          reaching the bottleneck queue to reaching the far end (propagation included), mean \
-         and 95th percentile. Deterministic: the same command gives the same figures.\n"
+         and 95th percentile. The simulator's figures are deterministic: the same command gives the same ones.\n"
     );
     let _ = writeln!(s, "## Targets\n");
     let _ = writeln!(
@@ -612,11 +718,16 @@ fn report(
     for (i, t) in traces.iter().enumerate() {
         let _ = writeln!(
             s,
-            "## {}\n\n{:.2} Mbit/s mean over {:.0} s (`{}`).\n\n![{} throughput against delay]({})\n",
+            "## {}\n\n{:.2} Mbit/s mean over {:.0} s (`{}`); {} outages of {OUTAGE_MS} ms or more \
+             (no delivery opportunity), {:.1} s in all ({:.0}% of the trace).\n\n\
+             ![{} throughput against delay]({})\n",
             t.name,
             t.mean_rate_mbit,
             t.period_s,
             t.down.file_name().and_then(|n| n.to_str()).unwrap_or(""),
+            t.outages.0,
+            t.outages.1,
+            100.0 * t.outages.1 / t.period_s,
             t.name,
             pictures[i]
         );
@@ -646,4 +757,161 @@ fn report(
         s.push('\n');
     }
     s
+}
+
+fn real_markdown(r: &RealSection) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "## Real sockets on a trace\n\n\
+         Our `h3-server` (`--cc vegas`, then `--cc cubic`) behind `vegas-link-emu --trace-down \
+         {trace}.down --trace-up {trace}.up --delay-ms {d} --buffer-pkts {b} --up-buffer-pkts {b}`, \
+         one `h3-client` download of {bytes} bytes each (about {secs:.0} s at {fill:.0}% of the \
+         trace's mean rate), one after the other; beside them the simulator on the same path with \
+         the same bytes. The emulator measures each packet's delay as the simulator does (from \
+         reaching the link to its scheduled arrival at the far end); its own lateness is the \
+         last column.\n",
+        trace = r.trace,
+        d = r.delay_ms,
+        b = r.buffer_pkts,
+        bytes = r.bytes,
+        secs = REAL_TARGET_S,
+        fill = 100.0 * REAL_FILL,
+    );
+    let _ = writeln!(
+        s,
+        "| run | scheme | goodput (Mbit/s) | transfer (s) | mean queue (pkts) | mean delay (ms) | p95 delay (ms) | drops | emulator lateness p99 (us) |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+    for (cc, f) in &r.runs {
+        let _ = writeln!(
+            s,
+            "| real | {cc} | {:.2} | {:.1} | {:.1} | {:.0} | {:.0} | {} | {:.0} |",
+            f.goodput_mbit,
+            f.transfer_s,
+            f.mean_queue_pkts,
+            f.mean_delay_ms,
+            f.p95_delay_ms,
+            f.drops,
+            f.lateness_p99_us
+        );
+    }
+    for (cc, f, transfer_s) in &r.sim {
+        let _ = writeln!(
+            s,
+            "| simulator | {cc} | {:.2} | {transfer_s:.1} | - | {:.0} | {:.0} | {} | - |",
+            f.throughput_mbit, f.mean_delay_ms, f.p95_delay_ms, f.drops
+        );
+    }
+    let mean = |cc: &str, g: &dyn Fn(&TraceRun) -> f64| {
+        let v: Vec<f64> = r
+            .runs
+            .iter()
+            .filter(|(c, _)| c == cc)
+            .map(|(_, f)| g(f))
+            .collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+    let _ = writeln!(
+        s,
+        "\nReal sockets, vegas over cubic: goodput {:.2}x, p95 delay {:.2}x.\n",
+        mean("vegas", &|f| f.goodput_mbit) / mean("cubic", &|f| f.goodput_mbit),
+        mean("vegas", &|f| f.p95_delay_ms) / mean("cubic", &|f| f.p95_delay_ms),
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(scheme: &str) -> Cell {
+        Cell {
+            trace: 0,
+            delay_ms: 20.0,
+            buffer: Buffer::Packets(100),
+            buffer_pkts: 100,
+            scheme: scheme.into(),
+            seconds: 1.0,
+        }
+    }
+
+    fn fig(throughput_mbit: f64, p95_delay_ms: f64) -> Figures {
+        Figures {
+            throughput_mbit,
+            p95_delay_ms,
+            ..Figures::default()
+        }
+    }
+
+    #[test]
+    fn vegas_is_dominated_only_by_a_scheme_both_faster_and_lower_delay() {
+        let cells = [cell("vegas"), cell("cubic"), cell("bbr2"), cell("reno")];
+        let figs = [
+            fig(2.0, 100.0),
+            fig(2.4, 400.0),
+            fig(1.5, 50.0),
+            fig(2.1, 90.0),
+        ];
+        let p = panel(&cells, &figs, 0, 20.0, Buffer::Packets(100));
+        let v = Verdict::of(&p).unwrap();
+        assert_eq!(v.dominated_by, ["reno"]);
+        assert_eq!(v.delay_x_cubic, Some(0.25));
+        assert!((v.throughput_x_cubic.unwrap() - 2.0 / 2.4).abs() < 1e-12);
+        assert_eq!(v.goal_met(), Some(true));
+        let slower = [fig(1.8, 100.0), fig(2.4, 400.0)];
+        let v = Verdict::of(&panel(&cells[..2], &slower, 0, 20.0, Buffer::Packets(100))).unwrap();
+        // 0.75x cubic's throughput misses the goal at a quarter of its delay.
+        assert_eq!(v.goal_met(), Some(false));
+        assert!(Verdict::of(&panel(
+            &cells[1..2],
+            &figs[1..2],
+            0,
+            20.0,
+            Buffer::Packets(100)
+        ))
+        .is_none());
+    }
+
+    #[test]
+    fn buffers_are_packets_or_bdp_multiples_and_bad_ones_say_why() {
+        assert_eq!(Buffer::parse("100"), Ok(Buffer::Packets(100)));
+        assert_eq!(Buffer::parse("4bdp"), Ok(Buffer::Bdp(4.0)));
+        for (bad, words) in [
+            ("0", "from 1 to 1000000"),
+            ("lots", "neither a packet count"),
+            ("-2bdp", "a BDP multiple from 0 to 100"),
+            ("xbdp", "neither a packet count"),
+            ("0bdp", "a BDP multiple from 0 to 100"),
+        ] {
+            let e = Buffer::parse(bad).unwrap_err();
+            assert!(e.contains(bad) && e.contains(words), "{bad}: {e}");
+        }
+        // 4 BDP of a 4.8 Mbit/s trace at 20 ms one way: 4 x 16 packets.
+        let t = TraceInfo {
+            name: "t".into(),
+            down: PathBuf::new(),
+            up: PathBuf::new(),
+            period_s: 1.0,
+            mean_rate_mbit: 4.8,
+            outages: (0, 0.0),
+        };
+        assert_eq!(Buffer::Bdp(4.0).packets(&t, 20.0), 64);
+    }
+
+    #[test]
+    fn a_traces_period_rate_and_outages_come_from_its_lines() {
+        let path = std::env::temp_dir().join(format!("xtask-trace-{}.down", std::process::id()));
+        // 4 opportunities in 400 ms (120 kbit/s), one gap of 250 ms.
+        fs::write(&path, "50\n100\n\n350\n400\n").unwrap();
+        let (period_s, mbit, outages) = period_rate_outages(&path).unwrap();
+        assert_eq!(period_s, 0.4);
+        assert!((mbit - 0.12).abs() < 1e-12, "{mbit}");
+        assert_eq!(outages, (1, 0.25));
+        fs::write(&path, "50\nfifty\n").unwrap();
+        assert!(period_rate_outages(&path)
+            .unwrap_err()
+            .contains("not a mahimahi trace"));
+        let _ = fs::remove_file(&path);
+    }
 }

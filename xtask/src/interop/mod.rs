@@ -58,6 +58,7 @@ use std::time::Instant;
 mod real;
 mod report;
 mod stacks;
+pub(crate) mod trace_run;
 
 pub use real::run as bench_real;
 
