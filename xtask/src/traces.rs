@@ -603,24 +603,40 @@ fn draw(
             .configure_mesh()
             .x_desc("95th percentile one-way delay (ms)")
             .y_desc("throughput (Mbit/s)")
-            .x_label_formatter(&|v| format!("{:.0}", -v))
+            .x_label_formatter(&|v| format!("{:.0}", (-v).max(0.0)))
             .light_line_style(WHITE)
             .draw()
             .map_err(|x| e(&x))?;
+        // The family as circles, the loss-based and BBR schemes as
+        // triangles; a legend names each (labels beside close points
+        // overlap).
         for (c, f) in &points {
             let at = (-f.p95_delay_ms, f.throughput_mbit);
-            let style = color(&c.scheme);
-            chart
-                .draw_series([Circle::new(at, 5, style.filled())])
-                .map_err(|x| e(&x))?;
-            chart
-                .draw_series([Text::new(
-                    c.scheme.clone(),
-                    at,
-                    ("sans-serif", 13).into_font().color(&style),
-                )])
-                .map_err(|x| e(&x))?;
+            let style = color(&c.scheme).filled();
+            let series = if c.scheme.contains("vegas") {
+                chart.draw_series([EmptyElement::at(at) + Circle::new((0, 0), 6, style)])
+            } else {
+                chart.draw_series([EmptyElement::at(at) + TriangleMarker::new((0, 0), 7, style)])
+            };
+            let family = c.scheme.contains("vegas");
+            series.map_err(|x| e(&x))?.label(c.scheme.clone()).legend(
+                move |(x, y)| -> DynElement<'static, SVGBackend, (i32, i32)> {
+                    if family {
+                        Circle::new((x + 8, y), 5, style).into_dyn()
+                    } else {
+                        TriangleMarker::new((x + 8, y), 6, style).into_dyn()
+                    }
+                },
+            );
         }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .label_font(("sans-serif", 12))
+            .draw()
+            .map_err(|x| e(&x))?;
     }
     root_area.present().map_err(|x| e(&x))?;
     Ok(())
