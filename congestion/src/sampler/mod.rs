@@ -138,7 +138,7 @@
 //!   packets at N = 8 and 16 with 20 ms aggregation). The Vegas family
 //!   therefore caps its pacing at the recent Actual plus a few packets per
 //!   round and paces its BaseRTT drains (`VegasConfig::pacing_headroom_pkts`
-//!   in `vegas.rs`): 2.5 and 3.6 packets. With an ACK every 16 packets a
+//!   in `vegas/config.rs`): 2.5 and 3.6 packets. With an ACK every 16 packets a
 //!   round still has only 3 to 5 frames, and its bounds can be 20 ms apart;
 //!   some paths still lock there (README, "Measured: ACK-frequency awareness").
 //! - A round that ends with fewer than `min_round_samples` RTT samples or
