@@ -132,11 +132,7 @@ impl Vegas {
             });
             fair_share::window_change_pkts(action, diff_pkts, alpha_pkts, beta_pkts, deep_queue)
         } else {
-            match action {
-                Action::Increase => 1.0,
-                Action::Decrease => -1.0,
-                _ => 0.0,
-            }
+            paper::avoidance_step_pkts(action)
         };
         let change_bytes = (change_pkts * datagram_bytes).round() as isize;
         if change_bytes >= 0 {

@@ -70,9 +70,9 @@ pub fn window_change_pkts(
     let middle_pkts = (alpha_pkts + beta_pkts) / 2.0;
     let toward_middle_pkts = FAIR_SHARE_GAIN * (middle_pkts - diff_pkts);
     match action {
-        Action::Increase => 1.0,
-        Action::Decrease if deep_queue => -1.0,
-        Action::Decrease => toward_middle_pkts.min(-1.0),
+        Action::Increase => super::paper::avoidance_step_pkts(action),
+        Action::Decrease if deep_queue => super::paper::avoidance_step_pkts(action),
+        Action::Decrease => toward_middle_pkts.min(super::paper::avoidance_step_pkts(action)),
         _ => toward_middle_pkts,
     }
 }
@@ -132,11 +132,7 @@ mod tests {
                 let step = if fair {
                     window_change_pkts(action, diff, 1.0, 3.0, false)
                 } else {
-                    match action {
-                        Action::Increase => 1.0,
-                        Action::Decrease => -1.0,
-                        _ => 0.0,
-                    }
+                    paper::avoidance_step_pkts(action)
                 };
                 *window = (*window + step).max(2.0);
             }

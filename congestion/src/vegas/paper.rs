@@ -66,6 +66,15 @@ pub fn avoidance_step(diff_pkts: f64, alpha_pkts: f64, beta_pkts: f64) -> Action
     }
 }
 
+/// III-B: the window change of a step, in packets: +1, -1 or 0 per round.
+pub fn avoidance_step_pkts(action: Action) -> f64 {
+    match action {
+        Action::Increase => 1.0,
+        Action::Decrease => -1.0,
+        _ => 0.0,
+    }
+}
+
 /// III-C: the end of a slow-start round, and the kind of the next one. A
 /// growing round is followed by a held one; a held round compares Expected
 /// and Actual and either leaves slow start (Diff > gamma) or lets the next
