@@ -30,6 +30,7 @@ use std::fs;
 
 use serde_json::Value;
 
+use crate::lab_runs::parse_jobs;
 use crate::lab_runs::run_all;
 use crate::lab_runs::Scenario;
 use crate::root;
@@ -81,13 +82,7 @@ impl Options {
                     o.competitors = vec!["cubic".into(), "newreno".into()];
                     o.docs = false;
                 }
-                "--jobs" => {
-                    o.jobs = it
-                        .next()
-                        .and_then(|v| v.parse().ok())
-                        .filter(|n| *n >= 1)
-                        .ok_or("--jobs needs a number of parallel runs >= 1, e.g. --jobs 2")?
-                }
+                "--jobs" => o.jobs = parse_jobs(it.next())?,
                 other => {
                     return Err(format!(
                         "bench --coexist: unknown option `{other}`; allowed: --quick, --jobs N"

@@ -21,6 +21,14 @@ pub enum Scenario {
     Named(String, Vec<String>),
 }
 
+/// A benchmark's `--jobs N`: parallel runs, at least 1.
+pub fn parse_jobs(value: Option<&String>) -> Result<usize> {
+    value
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| "--jobs needs a number of parallel runs >= 1, e.g. --jobs 2".into())
+}
+
 /// Runs `scenario` (written to `dir/cell-INDEX.toml` when it is text) and
 /// returns its JSON summary.
 pub fn run_one(lab: &Path, dir: &Path, index: usize, scenario: &Scenario) -> Result<Value> {

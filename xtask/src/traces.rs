@@ -34,6 +34,7 @@ use serde_json::Value;
 use crate::interop::trace_run::TracePath;
 use crate::interop::trace_run::TraceRun;
 use crate::interop::trace_run::TraceRunner;
+use crate::lab_runs::parse_jobs;
 use crate::lab_runs::run_all;
 use crate::lab_runs::run_one;
 use crate::lab_runs::Scenario;
@@ -173,13 +174,7 @@ impl Options {
                         .filter(|n| *n <= 10)
                         .ok_or("--real-reps needs a number of real-socket downloads per scheme, 0 to 10")?
                 }
-                "--jobs" => {
-                    o.jobs = it
-                        .next()
-                        .and_then(|v| v.parse().ok())
-                        .filter(|n| *n >= 1)
-                        .ok_or("--jobs needs a number of parallel runs >= 1, e.g. --jobs 2")?
-                }
+                "--jobs" => o.jobs = parse_jobs(it.next())?,
                 other => {
                     return Err(format!(
                         "bench --traces: unknown option `{other}`; allowed: --traces DIR, \
