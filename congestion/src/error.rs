@@ -43,6 +43,8 @@ macro_rules! param_value_as_text {
 param_value_as_text!(u8, u32, u64, usize, i64, &str, String);
 
 impl ParamError {
+    /// The error for `field` with `value` (shown as text), where `allowed`
+    /// says what would be accepted.
     pub fn new(field: &'static str, value: impl ParamValue, allowed: impl Into<String>) -> Self {
         ParamError {
             field,

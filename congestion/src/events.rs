@@ -40,6 +40,7 @@ pub enum Action {
 }
 
 impl Action {
+    /// The snake_case name the qlog events use.
     pub fn as_str(self) -> &'static str {
         match self {
             Action::Increase => "increase",
@@ -59,8 +60,11 @@ impl Action {
 /// section III-B): everything needed to redraw the paper's CAM graph.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RoundDecision {
+    /// When the round ended (the ACK that closed it).
     pub now: Instant,
+    /// BaseRTT, the smallest RTT the controller trusts.
     pub base_rtt: Duration,
+    /// The RTT the sampler took for this round.
     pub round_rtt: Duration,
     /// Expected = W / BaseRTT, W the window in transit (Actual x round
     /// RTT, at most the window; see `vegas` module docs).
@@ -71,12 +75,19 @@ pub struct RoundDecision {
     pub actual_bytes_per_sec: f64,
     /// Diff = (Expected - Actual) * BaseRTT, in packets.
     pub diff_pkts: f64,
+    /// alpha threshold in effect, in packets.
     pub alpha_pkts: f64,
+    /// beta threshold in effect, in packets.
     pub beta_pkts: f64,
+    /// gamma (slow-start exit) threshold in effect, in packets.
     pub gamma_pkts: f64,
+    /// Congestion window before the decision, in bytes.
     pub cwnd_before_bytes: usize,
+    /// Congestion window after the decision, in bytes.
     pub cwnd_after_bytes: usize,
+    /// What the round decided.
     pub action: Action,
+    /// The controller's phase when the record was made.
     pub phase: Phase,
     /// RTT samples behind this round.
     pub samples: u32,
@@ -108,6 +119,7 @@ pub enum SlowStartExitCause {
 }
 
 impl SlowStartExitCause {
+    /// The snake_case name the qlog events use.
     pub fn as_str(self) -> &'static str {
         match self {
             SlowStartExitCause::DiffAboveGamma => "diff_above_gamma",
@@ -123,8 +135,12 @@ impl SlowStartExitCause {
 /// Why the window was reduced outside of a Vegas round decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReductionCause {
+    /// Packets were declared lost.
     Loss,
+    /// The lost packets spanned a persistent-congestion period (RFC 9002
+    /// section 7.6).
     PersistentCongestion,
+    /// A probe timeout fired.
     Pto,
     /// A 1995-style Reno's coarse timeout, emulated
     /// ([`crate::NewRenoConfig::reno_1995`]).
@@ -135,6 +151,7 @@ pub enum ReductionCause {
 }
 
 impl ReductionCause {
+    /// The snake_case name the qlog events use.
     pub fn as_str(self) -> &'static str {
         match self {
             ReductionCause::Loss => "loss",
@@ -149,30 +166,45 @@ impl ReductionCause {
 /// A decision record.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ControllerEvent {
+    /// A per-RTT Vegas-family decision.
     Round(RoundDecision),
     /// Slow start ended; `cwnd_bytes` is the window it reached, before any
     /// reduction that ended it (a loss's, the 7/8 cut, Gallop's cut).
     SlowStartExit {
+        /// When slow start ended.
         now: Instant,
+        /// Why it ended.
         cause: SlowStartExitCause,
+        /// The window slow start reached, in bytes.
         cwnd_bytes: usize,
     },
+    /// The window was reduced outside of a round decision.
     Reduction {
+        /// When the window was reduced.
         now: Instant,
+        /// Why it was reduced.
         cause: ReductionCause,
+        /// Congestion window before the reduction, in bytes.
         cwnd_before_bytes: usize,
+        /// Congestion window after the reduction, in bytes.
         cwnd_after_bytes: usize,
+        /// Slow-start threshold after the reduction, in bytes (`usize::MAX`
+        /// while infinite).
         ssthresh_bytes: usize,
     },
     /// Vegas-A changed alpha/beta.
     ParamsChanged {
+        /// When the thresholds changed.
         now: Instant,
+        /// The new alpha, in packets.
         alpha_pkts: f64,
+        /// The new beta, in packets.
         beta_pkts: f64,
     },
     /// The coexistence mechanism switched mode
     /// ([`crate::vegas::coexist`]), with the evidence it used.
     ModeChange {
+        /// When the mode switched.
         now: Instant,
         /// The mode from now on.
         mode: CoexistMode,
@@ -186,14 +218,21 @@ pub enum ControllerEvent {
         /// To competitive: how far the last backoff lowered the RTT, in
         /// seconds (negative: it rose); to delay: the test's tolerance.
         rtt_change_secs: f64,
+        /// Congestion window before the switch, in bytes.
         cwnd_before_bytes: usize,
+        /// Congestion window after the switch, in bytes.
         cwnd_after_bytes: usize,
     },
     /// Gallop-Vegas changed incr/maxincr/status.
     GallopUpdate {
+        /// When the state changed.
         now: Instant,
+        /// Gallop-Vegas `incr`, in packets (Ho, Chan & Chen III-C).
         incr_pkts: f64,
+        /// Gallop-Vegas `maxincr`, in packets (III-C).
         maxincr_pkts: f64,
+        /// Gallop-Vegas `status` of III-B Table 1
+        /// ([`crate::gallop::GallopStatus`] as a number).
         status: u8,
     },
 }
@@ -211,6 +250,7 @@ impl EventQueue {
     /// Default capacity: a few rounds' worth of records.
     pub const DEFAULT_CAPACITY: usize = 64;
 
+    /// An empty queue holding at most `capacity` records (at least 1).
     pub fn with_capacity(capacity: usize) -> Self {
         let capacity = capacity.max(1);
         EventQueue {
@@ -229,14 +269,17 @@ impl EventQueue {
         self.events.push_back(event);
     }
 
+    /// Takes the oldest record, if any.
     pub fn pop(&mut self) -> Option<ControllerEvent> {
         self.events.pop_front()
     }
 
+    /// Number of records waiting.
     pub fn len(&self) -> usize {
         self.events.len()
     }
 
+    /// Whether no record is waiting.
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
     }

@@ -136,6 +136,7 @@ pub enum GallopStatus {
 }
 
 impl GallopStatus {
+    /// The paper's number for the status: 0, 1 or 2.
     pub fn as_u8(self) -> u8 {
         self as u8
     }
@@ -146,10 +147,16 @@ impl GallopStatus {
 pub enum GallopStep {
     /// `cwnd += incr`: the RTT that starts grows the window by `incr_pkts`
     /// datagrams, spread over its ACKs.
-    Grow { incr_pkts: u64 },
+    Grow {
+        /// The increase, in packets (datagrams).
+        incr_pkts: u64,
+    },
     /// Delta >= beta: cut the window now by `cut_bytes` and leave slow
     /// start (status 2).
-    Cut { cut_bytes: usize },
+    Cut {
+        /// The cut, in bytes.
+        cut_bytes: usize,
+    },
 }
 
 /// An RTT's window increase spread over its ACKs (interpretation 2): after
@@ -260,14 +267,17 @@ impl GallopSlowStart {
         self.grow_branch(cwnd_bytes, max_datagram_size);
     }
 
+    /// `incr` of III-C, in packets.
     pub fn incr_pkts(&self) -> u64 {
         self.incr_pkts
     }
 
+    /// `maxincr` of III-C, in packets: `incr` grows no further.
     pub fn maxincr_pkts(&self) -> u64 {
         self.maxincr_pkts
     }
 
+    /// `status`: what the last RTT did (III-B Table 1).
     pub fn status(&self) -> GallopStatus {
         self.status
     }

@@ -17,8 +17,61 @@
 //! alpha/beta ([`reno_compat`]), fixed or selected gamma ([`transient`]).
 //! [`Controller::name`] tells the members apart (`vegas`, `vegas-a`,
 //! `gallop-vegas`, `vegas-compat`, ...; see [`vegas`]).
+//!
+//! # Example
+//!
+//! A Vegas controller by name with `key=value` parameters ([`spec`]), fed
+//! one sent packet and the ACK frame that acknowledges it:
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use vegas_cc::spec::{self, Params};
+//! use vegas_cc::{AckEvent, AckedPacket, Controller, Phase, RttSample, SentPacket};
+//!
+//! let params: Params = [("alpha", "2"), ("beta", "4")]
+//!     .into_iter()
+//!     .map(|(k, v)| (k.to_string(), v.to_string()))
+//!     .collect();
+//! // 10 datagrams of 1200 bytes to start with.
+//! let mut cc = spec::build("vegas", &params, 10, 1200)?;
+//! assert_eq!(cc.name(), "vegas");
+//! assert_eq!(cc.cwnd_bytes(), 12_000);
+//!
+//! let sent_at = Instant::now();
+//! cc.on_packet_sent(
+//!     sent_at,
+//!     &SentPacket {
+//!         pkt_num: 0,
+//!         time_sent: sent_at,
+//!         size_bytes: 1200,
+//!         bytes_in_flight_before: 0,
+//!         in_flight: true,
+//!     },
+//! );
+//!
+//! let rtt = Duration::from_millis(50);
+//! let acked = [AckedPacket { pkt_num: 0, time_sent: sent_at, size_bytes: 1200 }];
+//! cc.on_ack_event(&AckEvent {
+//!     now: sent_at + rtt,
+//!     acked: &acked,
+//!     lost: &[],
+//!     rtt_sample: Some(RttSample { latest_rtt: rtt, ack_delay: Duration::ZERO }),
+//!     min_rtt: Some(rtt),
+//!     smoothed_rtt: rtt,
+//!     max_ack_delay: Duration::from_millis(25),
+//!     prior_bytes_in_flight: 1200,
+//!     bytes_in_flight: 0,
+//!     persistent_congestion: false,
+//! });
+//!
+//! assert_eq!(cc.phase(), Phase::SlowStart);
+//! assert!(cc.cwnd_bytes() >= 12_000);
+//! let _ = cc.pacing_rate_bytes_per_sec(rtt); // bytes per second, or None
+//! # Ok::<(), vegas_cc::spec::SpecError>(())
+//! ```
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 use std::fmt::Debug;
 use std::time::Duration;
@@ -106,16 +159,22 @@ pub struct SentPacket {
 /// A packet newly acknowledged by an ACK frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckedPacket {
+    /// Packet number, as in its [`SentPacket`].
     pub pkt_num: u64,
+    /// When the packet was sent.
     pub time_sent: Instant,
+    /// Size on the wire in bytes (UDP payload).
     pub size_bytes: usize,
 }
 
 /// A packet newly declared lost by the stack's loss detection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LostPacket {
+    /// Packet number, as in its [`SentPacket`].
     pub pkt_num: u64,
+    /// When the packet was sent.
     pub time_sent: Instant,
+    /// Size on the wire in bytes (UDP payload).
     pub size_bytes: usize,
 }
 
@@ -134,6 +193,7 @@ pub struct RttSample {
 /// controller. Slices are borrowed from the stack: no allocation.
 #[derive(Clone, Copy, Debug)]
 pub struct AckEvent<'a> {
+    /// When the ACK frame (or the timeout) was processed.
     pub now: Instant,
     /// Newly acknowledged packets, ascending packet number.
     pub acked: &'a [AckedPacket],
@@ -159,12 +219,16 @@ pub struct AckEvent<'a> {
 /// Coarse state of a controller, for qlog and metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {
+    /// Slow start (cwnd below ssthresh).
     SlowStart,
+    /// Congestion avoidance.
     CongestionAvoidance,
+    /// A recovery period after a loss reduction.
     Recovery,
 }
 
 impl Phase {
+    /// The snake_case name the qlog events use.
     pub fn as_str(self) -> &'static str {
         match self {
             Phase::SlowStart => "slow_start",

@@ -159,6 +159,7 @@ pub struct NewReno {
 }
 
 impl NewReno {
+    /// A controller for `config`, or the first parameter it rejects.
     pub fn new(config: NewRenoConfig) -> Result<Self, ParamError> {
         config.validate()?;
         Ok(NewReno {
@@ -173,6 +174,7 @@ impl NewReno {
         })
     }
 
+    /// The configuration the controller was built with.
     pub fn config(&self) -> &NewRenoConfig {
         &self.config
     }

@@ -11,12 +11,19 @@ use serde_json::json;
 
 use crate::ControllerEvent;
 
-/// Event names, in one place.
+// Event names, in one place.
+
+/// Event name of [`ControllerEvent::Round`].
 pub const ROUND_DECISION: &str = "vegas:round_decision";
+/// Event name of [`ControllerEvent::SlowStartExit`].
 pub const SLOW_START_EXIT: &str = "vegas:slow_start_exit";
+/// Event name of [`ControllerEvent::Reduction`].
 pub const WINDOW_REDUCTION: &str = "vegas:window_reduction";
+/// Event name of [`ControllerEvent::ParamsChanged`].
 pub const PARAMS_CHANGED: &str = "vegas:params_changed";
+/// Event name of [`ControllerEvent::GallopUpdate`].
 pub const GALLOP_UPDATE: &str = "vegas:gallop_update";
+/// Event name of [`ControllerEvent::ModeChange`].
 pub const MODE_CHANGE: &str = "vegas:mode_change";
 
 /// The namespace (qlog category) of every event above.

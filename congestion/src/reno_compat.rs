@@ -64,6 +64,7 @@ pub enum CompatApproach {
 }
 
 impl CompatApproach {
+    /// `"1"` or `"2"`, as the `approach` parameter takes it.
     pub fn as_str(self) -> &'static str {
         match self {
             CompatApproach::One => "1",

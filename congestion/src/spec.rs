@@ -35,8 +35,11 @@ pub type Params = BTreeMap<String, String>;
 /// How a Vegas-family algorithm is composed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Family {
+    /// Gallop-Vegas slow start (the `gallop-` prefix).
     pub gallop_slow_start: bool,
+    /// Vegas-A congestion avoidance (`vegas-a`).
     pub vegas_a_avoidance: bool,
+    /// Reno-compatible alpha/beta (the `-compat` suffix).
     pub reno_compat: bool,
 }
 
@@ -44,13 +47,20 @@ pub struct Family {
 /// what is allowed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SpecError {
+    /// `name` is not one of [`NAMES`].
     UnknownAlgorithm {
+        /// The name asked for.
         name: String,
+        /// The valid names, comma separated.
         valid: String,
     },
+    /// A parameter is unknown, missing or has a bad value.
     Param {
+        /// The parameter's key.
         field: String,
+        /// The value given (`(missing)` when absent).
         value: String,
+        /// What is allowed instead.
         allowed: String,
     },
 }

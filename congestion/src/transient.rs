@@ -222,7 +222,10 @@ pub enum VegasSlowStart {
     Ns2,
     /// W_i = W_1 * 2^floor((i - 1) / 2): doubling every other round from
     /// W_1 (section IV-B, "determined based upon the knowledge of W_1").
-    DoublingEveryOtherRound { initial_window_pkts: f64 },
+    DoublingEveryOtherRound {
+        /// W_1, in packets.
+        initial_window_pkts: f64,
+    },
 }
 
 impl VegasSlowStart {

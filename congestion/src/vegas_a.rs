@@ -206,6 +206,7 @@ pub enum VegasABranch {
 }
 
 impl VegasABranch {
+    /// The snake_case name of the branch.
     pub fn as_str(self) -> &'static str {
         match self {
             VegasABranch::Probe => "probe",
@@ -268,12 +269,15 @@ pub fn vegas_a_branch(
 /// What one Vegas-A round decided.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VegasAStep {
+    /// The branch of the pseudo code taken.
     pub branch: VegasABranch,
+    /// Th(t) against Th(t-rtt) in this round.
     pub trend: ThroughputTrend,
     /// cwnd: +1 packet, unchanged or -1 packet.
     pub window: Action,
-    /// alpha and beta after the round.
+    /// alpha after the round, in packets.
     pub alpha_pkts: f64,
+    /// beta after the round, in packets.
     pub beta_pkts: f64,
     /// alpha and beta changed in this round.
     pub params_changed: bool,
@@ -320,10 +324,12 @@ impl VegasA {
         VegasA::new(VEGAS_A_INITIAL_ALPHA_PKTS, VEGAS_A_INITIAL_BETA_PKTS)
     }
 
+    /// Current alpha, in packets.
     pub fn alpha_pkts(&self) -> f64 {
         self.alpha_pkts
     }
 
+    /// Current beta, in packets.
     pub fn beta_pkts(&self) -> f64 {
         self.beta_pkts
     }

@@ -2,11 +2,27 @@
 //! NewReno) behind quinn's public congestion-control trait. No patch:
 //! quinn-proto 0.11 exports `congestion::{Controller, ControllerFactory}`.
 //!
-//! ```no_run
+//! ```
 //! use std::sync::Arc;
-//! let factory = quinn_vegas::VegasFactory::new("vegas", &Default::default()).unwrap();
+//! use std::time::Instant;
+//!
+//! use quinn_proto::congestion::ControllerFactory;
+//! use quinn_vegas::vegas_cc::spec::Params;
+//! use quinn_vegas::VegasFactory;
+//!
+//! // Any name of `vegas_cc::spec::NAMES`, with `key=value` parameters.
+//! let mut params = Params::new();
+//! params.insert("alpha".into(), "2".into());
+//! params.insert("beta".into(), "4".into());
+//! let factory = Arc::new(VegasFactory::new("vegas", &params)?);
+//!
 //! let mut transport = quinn_proto::TransportConfig::default();
-//! transport.congestion_controller_factory(Arc::new(factory));
+//! transport.congestion_controller_factory(factory.clone());
+//!
+//! // quinn builds one controller per path: 10 datagrams to start with.
+//! let controller = factory.build(Instant::now(), 1200);
+//! assert_eq!(controller.window(), 12_000);
+//! # Ok::<(), quinn_vegas::vegas_cc::spec::SpecError>(())
 //! ```
 //!
 //! # What quinn's callbacks give, and how the adapter copes
@@ -32,6 +48,7 @@
 //! crate read it; `vegas-lab plot` also needs the stack's `quic:*` events).
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 use std::any::Any;
 use std::collections::VecDeque;
@@ -87,8 +104,11 @@ const MAX_REMEMBERED_SENT: usize = 1 << 20;
 /// `dropped` and not kept.
 #[derive(Debug, Default)]
 pub struct RecordLog {
+    /// The records kept, each with its controller's id, in arrival order.
     pub records: Vec<(u64, ControllerEvent)>,
+    /// Records not kept because the log was full.
     pub dropped: u64,
+    /// The most records the log keeps.
     pub capacity: usize,
 }
 
@@ -147,6 +167,7 @@ impl VegasFactory {
         self
     }
 
+    /// The controller name the factory builds.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -213,13 +234,19 @@ const MIN_PACKET_BYTES: u64 = 19;
 pub struct AdapterStats {
     /// `on_sent` calls (each a batch of one or more datagrams).
     pub sent_batches: u64,
+    /// Bytes reported sent by `on_sent`.
     pub sent_bytes: u64,
+    /// Bytes reported acknowledged by `on_ack`.
     pub acked_bytes: u64,
+    /// `on_ack` calls (one per acknowledged packet).
     pub acked_packets: u64,
     /// Acknowledged packets whose send time matched no remembered batch
     /// (one forgotten as too old): given the nearest earlier number.
     pub unmatched_acks: u64,
+    /// `on_congestion_event` calls (losses and ECN marks).
     pub loss_events: u64,
+    /// RTT samples handed to the controller (one per ACK batch with a new
+    /// largest acknowledged packet).
     pub rtt_samples: u64,
 }
 
@@ -283,6 +310,7 @@ impl VegasController {
         self.controller.as_ref()
     }
 
+    /// The adapter's counters so far.
     pub fn stats(&self) -> AdapterStats {
         self.stats
     }

@@ -20,7 +20,10 @@ pub enum BaseRttMode {
     /// Minimum of all samples; never expires (III-B).
     Lifetime,
     /// Minimum of the samples of the last `window`.
-    Windowed { window: Duration },
+    Windowed {
+        /// How far back the minimum looks.
+        window: Duration,
+    },
 }
 
 /// Which bytes make the Actual rate.

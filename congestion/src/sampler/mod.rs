@@ -223,7 +223,9 @@ pub struct RoundSample {
     /// Actual = counted bytes / interval or send span, per
     /// `SamplerConfig::actual_bytes`.
     pub actual_bytes_per_sec: f64,
+    /// Bytes sent in the round (in-flight packets only).
     pub bytes_sent: u64,
+    /// Bytes newly acknowledged in the round.
     pub bytes_acked: u64,
     /// RTT samples in the round.
     pub samples: u32,
@@ -353,6 +355,8 @@ pub struct RoundSampler {
 }
 
 impl RoundSampler {
+    /// A sampler for `config` on a path of `max_datagram_size` bytes, or
+    /// the first parameter `config` rejects.
     pub fn new(config: SamplerConfig, max_datagram_size: usize) -> Result<Self, ParamError> {
         config.validate()?;
         Ok(RoundSampler {
@@ -380,6 +384,7 @@ impl RoundSampler {
         })
     }
 
+    /// The configuration the sampler was built with.
     pub fn config(&self) -> &SamplerConfig {
         &self.config
     }
@@ -437,6 +442,7 @@ impl RoundSampler {
         self.sent_ack_rate_bytes_per_sec
     }
 
+    /// The maximum datagram size changed (PMTUD), in bytes.
     pub fn set_max_datagram_size(&mut self, max_datagram_size: usize) {
         self.max_datagram_size = max_datagram_size;
     }

@@ -170,6 +170,7 @@ pub enum CoexistMode {
 }
 
 impl CoexistMode {
+    /// The snake_case name the qlog events use.
     pub fn as_str(self) -> &'static str {
         match self {
             CoexistMode::Delay => "delay",
@@ -181,16 +182,21 @@ impl CoexistMode {
 /// What one finished round tells the mechanism.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RoundObservation {
+    /// When the round ended.
     pub now: Instant,
     /// The round's RTT (the sampler's, as Diff used it).
     pub round_rtt: Duration,
+    /// BaseRTT, as Diff used it.
     pub base_rtt: Duration,
+    /// The round's Actual rate, in bytes per second.
     pub actual_bytes_per_sec: f64,
     /// What Vegas decided for this round (delay mode).
     pub action: Action,
+    /// The window before the round's decision, in bytes.
     pub cwnd_before_bytes: usize,
     /// The window after the round's decision.
     pub cwnd_after_bytes: usize,
+    /// The path's maximum datagram size, in bytes.
     pub max_datagram_size: usize,
 }
 
@@ -217,19 +223,30 @@ pub enum CoexistStep {
     Stay,
     /// Switch to competitive mode with this window.
     Compete {
+        /// The competitive window, in bytes.
         cwnd_bytes: usize,
+        /// The evidence behind the switch.
         evidence: SwitchEvidence,
     },
     /// A return test drains to this window for two rounds.
-    TestDrain { cwnd_bytes: usize },
+    TestDrain {
+        /// The drained window, in bytes.
+        cwnd_bytes: usize,
+    },
     /// Back to the competitive window (a test found a queue, or a loss
     /// reduction the other flow did not match is undone).
-    Restore { cwnd_bytes: usize },
+    Restore {
+        /// The restored window, in bytes.
+        cwnd_bytes: usize,
+    },
     /// Back to delay mode with this window; `base_rtt` is the floor the
     /// test measured.
     Return {
+        /// The window in delay mode, in bytes.
         cwnd_bytes: usize,
+        /// The BaseRTT floor the test measured.
         base_rtt: Duration,
+        /// The evidence behind the switch.
         evidence: SwitchEvidence,
     },
 }
@@ -388,6 +405,7 @@ fn queue_secs(rtt: Duration, base: Duration) -> f64 {
 }
 
 impl Coexistence {
+    /// The mode the flow is in.
     pub fn mode(&self) -> CoexistMode {
         if self.competing.is_some() {
             CoexistMode::Competitive

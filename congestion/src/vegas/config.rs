@@ -255,6 +255,7 @@ pub struct VegasConfig {
     pub slow_start_exit_window: SlowStartExitWindow,
     /// Multiplicative decrease on loss, in (0, 1).
     pub loss_reduction_factor: f64,
+    /// What a probe timeout does to the window.
     pub pto_response: PtoResponse,
     /// Pacing gain; None: do not pace.
     pub pacing_gain: Option<f64>,
@@ -284,6 +285,7 @@ pub struct VegasConfig {
     pub rtt_resolution: Option<Duration>,
     /// Which window Expected uses.
     pub expected_window: ExpectedWindow,
+    /// How rounds, RTTs and Actual are measured.
     pub sampler: SamplerConfig,
     /// With a windowed BaseRTT: after this many consecutive decreases, drain
     /// the flow's own queue (as a BaseRTT probe) to check whether BaseRTT

@@ -195,7 +195,9 @@ use paper::SlowStartRound;
 /// Expected, Actual and Diff of one round (III-B).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RoundDiff {
+    /// Expected = W / BaseRTT, in bytes per second.
     pub expected_bytes_per_sec: f64,
+    /// Actual, from the sampler, in bytes per second.
     pub actual_bytes_per_sec: f64,
     /// (Expected - Actual) * BaseRTT / max_datagram_size, at least 0; to
     /// the nearest packet with `round_diff`.
@@ -288,6 +290,7 @@ pub struct Vegas {
 }
 
 impl Vegas {
+    /// A controller for `config`, or the first parameter it rejects.
     pub fn new(config: VegasConfig) -> Result<Self, ParamError> {
         config.validate()?;
         let (alpha_pkts, beta_pkts) = config.alpha_beta_pkts()?;
@@ -333,6 +336,7 @@ impl Vegas {
         })
     }
 
+    /// The configuration the controller was built with.
     pub fn config(&self) -> &VegasConfig {
         &self.config
     }

@@ -1,4 +1,5 @@
-//! Every-round slow start's stop within a round ([`SlowStartGrowth::EveryRound`]).
+//! Every-round slow start's stop within a round
+//! ([`SlowStartGrowth::EveryRound`](crate::SlowStartGrowth::EveryRound)).
 //!
 //! Judged only at a round's end, a window that doubles every round is two
 //! doublings past the pipe before Diff sees it: a round's ACKs are for
