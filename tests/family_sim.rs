@@ -99,8 +99,7 @@ fn gallop_vegas_reaches_the_available_window_in_fewer_rtts() {
     let (g, v) = (&gallop.flows[0], &vegas.flows[0]);
     // Measured: C_time 89 vs 129 RTTs; slow start left at 93 packets
     // (1.18 s) vs 48 packets (0.58 s). The paper's analysis says 26 vs 136
-    // RTTs; Gallop stops short of the BDP here (README, "Measured: the family
-    // in the simulator").
+    // RTTs; Gallop stops short of the BDP here (docs/paper-scenarios.md).
     let (g_rtts, v_rtts) = (g.convergence_rtts.unwrap(), v.convergence_rtts.unwrap());
     assert!(g_rtts < 0.75 * v_rtts, "gallop {g_rtts} vegas {v_rtts}");
     let (g_exit, v_exit) = (

@@ -162,7 +162,7 @@ impl PrecisionLine for vegas_interop::Report {
 // Timing precision is a measurement, not a gate: on a loaded 2-core machine
 // (CI builds next to the test) any bound is either meaningless or flaky.
 // Run `cargo test --release -p vegas-interop -- --ignored --nocapture` on an
-// idle machine for the report (figures in the README).
+// idle machine for the report (figures in docs/tools.md, vegas-link-emu).
 #[test]
 #[ignore = "timing report; run with --ignored --nocapture on an idle machine"]
 fn rate_and_timing_at_10_mbit() {

@@ -625,7 +625,7 @@ in Diff one round late. What else it took:
   excess (without, and without counting fractions: a flow held at 7
   packets beside CUBIC saw no backoff for 10 s, share 0.26 in
   `tests/coexistence.rs`'s cell; on real sockets the flow still ends at a
-  few packets in some runs, README "Measured: coexistence");
+  few packets in some runs, `docs/coexistence-summary.md`);
 - rounds that lower the window by a fraction of a packet count as backoffs,
   and an episode is judged only once it cut at least a packet (counting
   fractions without that bound: `vegas-a-reroute` in default mode,

@@ -8,7 +8,7 @@
 //! so `peak_rss_mb` is the cell's. Then ten flows sharing 100 Mbit/s
 //! (`scenarios/scale-ten-flows.toml`) for the Jain index. Results:
 //! `target/bench/scale.json` (every summary) and `target/bench/scale.md`
-//! (the table for the README).
+//! (the table of docs/scale.md).
 
 use std::fmt::Write as _;
 use std::fs;

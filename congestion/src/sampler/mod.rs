@@ -140,7 +140,7 @@
 //!   round and paces its BaseRTT drains (`VegasConfig::pacing_headroom_pkts`
 //!   in `vegas/config.rs`): 2.5 and 3.6 packets. With an ACK every 16 packets a
 //!   round still has only 3 to 5 frames, and its bounds can be 20 ms apart;
-//!   some paths still lock there (README, "Measured: ACK-frequency awareness").
+//!   some paths still lock there (docs/ack-frequency.md).
 //! - A round that ends with fewer than `min_round_samples` RTT samples or
 //!   `min_round_bytes` bytes is extended to the next distinguished packet
 //!   instead of being reported. A peer that acknowledges less often than
