@@ -93,55 +93,6 @@ impl From<ParamError> for SpecError {
     }
 }
 
-/// Keys the Vegas family accepts (`buffer_pkts`, `reno_flows`,
-/// `vegas_flows`, `approach` only with a `*-compat` name, and then all
-/// required).
-pub const VEGAS_PARAMS: &[&str] = &[
-    "mode",
-    "buffer_pkts",
-    "reno_flows",
-    "vegas_flows",
-    "approach",
-    "gamma_rate",
-    "gamma_approach",
-    "alpha",
-    "beta",
-    "gamma",
-    "slow_start_exit_window",
-    "slow_start_growth",
-    "initial_cwnd_pkts",
-    "loss_reduction_factor",
-    "pto_response",
-    "pacing_gain",
-    "pacing_period",
-    "pacing_headroom_pkts",
-    "rtt_resolution_us",
-    "subtract_ack_delay",
-    "round_rtt",
-    "min_round_samples",
-    "min_round_bytes",
-    "base_rtt_window_ms",
-    "base_rtt_idle_reset_ms",
-    "actual_bytes",
-    "require_cwnd_limited",
-    "aggregation_aware",
-    "subtract_delay_noise",
-    "whole_datagrams",
-    "trend_resolution_pkts",
-    "round_diff",
-    "coexist",
-    "fair_share",
-];
-
-/// Keys `newreno` accepts.
-pub const NEWRENO_PARAMS: &[&str] = &[
-    "initial_cwnd_pkts",
-    "loss_reduction_factor",
-    "pacing_gain",
-    "reno_1995",
-    "whole_datagrams",
-];
-
 fn bad(field: &str, value: &str, allowed: &str) -> SpecError {
     SpecError::Param {
         field: field.to_string(),
@@ -167,25 +118,623 @@ fn parse_pacing(value: &str) -> Result<Option<f64>, SpecError> {
     if value == "none" || value == "off" {
         return Ok(None);
     }
-    let gain: f64 = parse(
-        "pacing_gain",
-        value,
-        "a number from 0.1 to 10, or none (0 = none)",
-    )?;
+    let gain: f64 = parse("pacing_gain", value, PACING_GAIN_VALUES)?;
     Ok((gain != 0.0).then_some(gain))
 }
 
-fn check_keys(params: &Params, allowed: &[&str], algorithm: &str) -> Result<(), SpecError> {
+fn check_keys<C>(params: &Params, keys: &[Key<C>], algorithm: &str) -> Result<(), SpecError> {
     for (key, value) in params {
-        if !allowed.contains(&key.as_str()) {
+        if !keys.iter().any(|k| k.name == key) {
+            let valid: Vec<&str> = keys.iter().map(|k| k.name).collect();
             return Err(bad(
                 key,
                 value,
-                &format!("not a {algorithm} parameter; valid: {}", allowed.join(", ")),
+                &format!("not a {algorithm} parameter; valid: {}", valid.join(", ")),
             ));
         }
     }
     Ok(())
+}
+
+/// The row of `name` in `keys` (a name the table has).
+fn key<C>(keys: &'static [Key<C>], name: &str) -> &'static Key<C> {
+    keys.iter()
+        .find(|k| k.name == name)
+        .expect("a key of the table")
+}
+
+/// What `pacing_gain` takes, for both controllers.
+const PACING_GAIN_VALUES: &str = "a number from 0.1 to 10, or none (0 = none)";
+
+/// Who a key is for: [`Tier::User`], the dozen the README lists;
+/// [`Tier::Expert`], the rest (`docs/parameters.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// A key a user of the library would set.
+    User,
+    /// A measurement or tuning key, for experiments.
+    Expert,
+}
+
+/// Parses a value and sets it on a configuration `C`.
+type Setter<C> = fn(&mut C, &Key<C>, &str) -> Result<(), SpecError>;
+
+/// One `key=value` parameter of a controller configuration `C`: the row
+/// of the table that parses it, checks it and documents it.
+pub struct Key<C: 'static> {
+    /// The key.
+    pub name: &'static str,
+    /// The README's tier or the expert rest.
+    pub tier: Tier,
+    /// The values it takes: the docs' column and the error's "allowed".
+    pub values: &'static str,
+    /// One line: what it does.
+    pub doc: &'static str,
+    /// Sets it on a configuration; None for the keys read before the
+    /// others (the mode, the `*-compat` keys, gamma selection, presets).
+    set: Option<Setter<C>>,
+    /// Its value in a configuration made by a mode (`default`, `paper`).
+    show: fn(&C, &str) -> String,
+}
+
+impl<C> Key<C> {
+    fn parse<T: FromStr>(&self, value: &str) -> Result<T, SpecError> {
+        parse(self.name, value, self.values)
+    }
+
+    fn parse_bool(&self, value: &str) -> Result<bool, SpecError> {
+        parse_bool(self.name, value)
+    }
+
+    fn bad(&self, value: &str) -> SpecError {
+        bad(self.name, value, self.values)
+    }
+
+    /// Its value when not given, in the configuration `mode` makes.
+    pub fn default_in(&self, config: &C, mode: &str) -> String {
+        (self.show)(config, mode)
+    }
+}
+
+fn on_off(on: bool) -> String {
+    if on { "on" } else { "off" }.to_string()
+}
+
+fn pkts(value: f64) -> String {
+    format!("{value}")
+}
+
+fn or_none<T: fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "none".to_string(), |v| v.to_string())
+}
+
+const BOOL_VALUES: &str = "true or false";
+
+/// Every key of the Vegas family, in the order errors list them. The
+/// `*-compat` keys (`buffer_pkts`, `reno_flows`, `vegas_flows`,
+/// `approach`) only with a `*-compat` name, and then all required.
+pub const VEGAS_KEYS: &[Key<VegasConfig>] = &[
+    Key {
+        name: "mode",
+        tier: Tier::User,
+        values: "paper, naive or default",
+        doc: "`paper`: the papers' behaviour; `naive`: a naive measurement, for comparison only; explicit keys override either",
+        set: None,
+        show: |_, mode| mode.to_string(),
+    },
+    Key {
+        name: "buffer_pkts",
+        tier: Tier::Expert,
+        values: "a number of packets > 0",
+        doc: "`*-compat`: the bottleneck buffer (Feng & Vanichpun), required",
+        set: None,
+        show: |_, _| "required by `*-compat`".to_string(),
+    },
+    Key {
+        name: "reno_flows",
+        tier: Tier::Expert,
+        values: "an integer >= 1",
+        doc: "`*-compat`: the Reno flows sharing it, required",
+        set: None,
+        show: |_, _| "required by `*-compat`".to_string(),
+    },
+    Key {
+        name: "vegas_flows",
+        tier: Tier::Expert,
+        values: "an integer >= 1",
+        doc: "`*-compat`: the Vegas flows sharing it, required",
+        set: None,
+        show: |_, _| "required by `*-compat`".to_string(),
+    },
+    Key {
+        name: "approach",
+        tier: Tier::Expert,
+        values: "1 or 2",
+        doc: "`*-compat`: Feng & Vanichpun's approach 1 or 2, required",
+        set: None,
+        show: |_, _| "required by `*-compat`".to_string(),
+    },
+    Key {
+        name: "gamma_rate",
+        tier: Tier::User,
+        values: "an available rate in packets/s > 0",
+        doc: "gamma chosen from the available rate (Vanichpun & Feng), for a shorter convergence",
+        set: None,
+        show: |c, _| {
+            c.gamma_rate_pkts_per_sec
+                .map_or_else(|| "not set".to_string(), |r| r.to_string())
+        },
+    },
+    Key {
+        name: "gamma_approach",
+        tier: Tier::Expert,
+        values: "1 or 2",
+        doc: "with `gamma_rate`: Vanichpun & Feng's Basic (1) or Enhanced (2) selection",
+        set: None,
+        show: |c, _| match c.gamma_approach {
+            GammaApproach::Basic => "1".to_string(),
+            GammaApproach::Enhanced => "2".to_string(),
+        },
+    },
+    Key {
+        name: "alpha",
+        tier: Tier::User,
+        values: "a number of packets > 0",
+        doc: "increase while fewer packets than alpha queue (Brakmo & Peterson III-B)",
+        set: Some(|c, k, v| {
+            c.alpha_pkts = k.parse(v)?;
+            Ok(())
+        }),
+        show: |c, _| pkts(c.alpha_pkts),
+    },
+    Key {
+        name: "beta",
+        tier: Tier::User,
+        values: "a number of packets >= alpha",
+        doc: "decrease while more packets than beta queue (Brakmo & Peterson III-B)",
+        set: Some(|c, k, v| {
+            c.beta_pkts = k.parse(v)?;
+            Ok(())
+        }),
+        show: |c, _| pkts(c.beta_pkts),
+    },
+    Key {
+        name: "gamma",
+        tier: Tier::User,
+        values: "a number of packets > 0",
+        doc: "slow start ends when more packets than gamma queue (Brakmo & Peterson III-C; quinn-vegas: 5.5)",
+        set: Some(|c, k, v| {
+            c.gamma_pkts = k.parse(v)?;
+            Ok(())
+        }),
+        show: |c, _| pkts(c.gamma_pkts),
+    },
+    Key {
+        name: "slow_start_exit_window",
+        tier: Tier::Expert,
+        values: "cut_eighth or pipe",
+        doc: "the window on leaving slow start: the pipe (as Linux `tcp_vegas.c`) or the paper's 7/8",
+        set: Some(|c, k, v| {
+            c.slow_start_exit_window = match v {
+                "cut_eighth" => SlowStartExitWindow::CutEighth,
+                "pipe" => SlowStartExitWindow::Pipe,
+                _ => return Err(k.bad(v)),
+            };
+            Ok(())
+        }),
+        show: |c, _| match c.slow_start_exit_window {
+            SlowStartExitWindow::CutEighth => "cut_eighth".to_string(),
+            SlowStartExitWindow::Pipe => "pipe".to_string(),
+        },
+    },
+    Key {
+        name: "slow_start_growth",
+        tier: Tier::User,
+        values: "every_round or every_other_round",
+        doc: "slow start doubles every other round (the paper) or every round (Linux; needs a paced sender)",
+        set: Some(|c, k, v| {
+            c.slow_start_growth = match v {
+                "every_round" => SlowStartGrowth::EveryRound,
+                "every_other_round" => SlowStartGrowth::EveryOtherRound,
+                _ => return Err(k.bad(v)),
+            };
+            Ok(())
+        }),
+        show: |c, _| match c.slow_start_growth {
+            SlowStartGrowth::EveryRound => "every_round".to_string(),
+            SlowStartGrowth::EveryOtherRound => "every_other_round".to_string(),
+        },
+    },
+    Key {
+        name: "initial_cwnd_pkts",
+        tier: Tier::User,
+        values: "an integer from 2 to 100000",
+        doc: "the initial window in datagrams",
+        set: Some(|c, k, v| {
+            c.initial_cwnd_pkts = k.parse(v)?;
+            Ok(())
+        }),
+        show: |c, mode| match mode {
+            "default" => "the stack's (quiche: 10)".to_string(),
+            _ => c.initial_cwnd_pkts.to_string(),
+        },
+    },
+    Key {
+        name: "loss_reduction_factor",
+        tier: Tier::Expert,
+        values: "a number in (0, 1)",
+        doc: "the window's multiplicative decrease on a loss",
+        set: Some(|c, k, v| {
+            c.loss_reduction_factor = k.parse(v)?;
+            Ok(())
+        }),
+        show: |c, _| c.loss_reduction_factor.to_string(),
+    },
+    Key {
+        name: "pto_response",
+        tier: Tier::User,
+        values: "restart_slow_start or ignore",
+        doc: "a PTO is RFC 9002's probe (`ignore`) or the paper's coarse timeout",
+        set: Some(|c, k, v| {
+            c.pto_response = match v {
+                "restart_slow_start" => PtoResponse::RestartSlowStart,
+                "ignore" => PtoResponse::Ignore,
+                _ => return Err(k.bad(v)),
+            };
+            Ok(())
+        }),
+        show: |c, _| match c.pto_response {
+            PtoResponse::RestartSlowStart => "restart_slow_start".to_string(),
+            PtoResponse::Ignore => "ignore".to_string(),
+        },
+    },
+    Key {
+        name: "pacing_gain",
+        tier: Tier::User,
+        values: PACING_GAIN_VALUES,
+        doc: "pace at this gain times the window per period, or not at all",
+        set: Some(|c, _, v| {
+            c.pacing_gain = parse_pacing(v)?;
+            Ok(())
+        }),
+        show: |c, _| or_none(c.pacing_gain),
+    },
+    Key {
+        name: "pacing_period",
+        tier: Tier::Expert,
+        values: "smoothed_rtt or credit_cycle",
+        doc: "the period the window is paced over in congestion avoidance",
+        set: Some(|c, k, v| {
+            c.pacing_period = match v {
+                "smoothed_rtt" => PacingPeriod::SmoothedRtt,
+                "credit_cycle" => PacingPeriod::CreditCycle,
+                _ => return Err(k.bad(v)),
+            };
+            Ok(())
+        }),
+        show: |c, _| match c.pacing_period {
+            PacingPeriod::SmoothedRtt => "smoothed_rtt".to_string(),
+            PacingPeriod::CreditCycle => "credit_cycle".to_string(),
+        },
+    },
+    Key {
+        name: "pacing_headroom_pkts",
+        tier: Tier::Expert,
+        values: "a number of packets > 0, or none",
+        doc: "in congestion avoidance, pace at most this many packets per round above the recent Actual rate",
+        set: Some(|c, k, v| {
+            c.pacing_headroom_pkts = match v {
+                "none" | "off" => None,
+                _ => Some(k.parse(v)?),
+            };
+            Ok(())
+        }),
+        show: |c, _| or_none(c.pacing_headroom_pkts),
+    },
+    Key {
+        name: "rtt_resolution_us",
+        tier: Tier::Expert,
+        values: "microseconds (0: the RTTs as measured)",
+        doc: "RTTs below it count as it in Diff (RFC 9002's kGranularity): scheduling noise, not a queue",
+        set: Some(|c, k, v| {
+            let us: u64 = k.parse(v)?;
+            c.rtt_resolution = (us > 0).then(|| Duration::from_micros(us));
+            Ok(())
+        }),
+        show: |c, _| c.rtt_resolution.map_or(0, |r| r.as_micros()).to_string(),
+    },
+    Key {
+        name: "subtract_ack_delay",
+        tier: Tier::User,
+        values: BOOL_VALUES,
+        doc: "take the peer's ACK delay out of each RTT sample (RFC 9002 5.3)",
+        set: Some(|c, k, v| {
+            c.sampler.subtract_ack_delay = k.parse_bool(v)?;
+            Ok(())
+        }),
+        show: |c, _| on_off(c.sampler.subtract_ack_delay),
+    },
+    Key {
+        name: "round_rtt",
+        tier: Tier::Expert,
+        values: "min or mean",
+        doc: "the round's RTT: the smallest of its samples or their mean",
+        set: Some(|c, k, v| {
+            c.sampler.round_rtt = match v {
+                "min" => RoundRttStat::Min,
+                "mean" => RoundRttStat::Mean,
+                _ => return Err(k.bad(v)),
+            };
+            Ok(())
+        }),
+        show: |c, _| match c.sampler.round_rtt {
+            RoundRttStat::Min => "min".to_string(),
+            RoundRttStat::Mean => "mean".to_string(),
+        },
+    },
+    Key {
+        name: "min_round_samples",
+        tier: Tier::Expert,
+        values: "an integer >= 1",
+        doc: "a round with fewer RTT samples is stretched to the next",
+        set: Some(|c, k, v| {
+            c.sampler.min_round_samples = k.parse(v)?;
+            Ok(())
+        }),
+        show: |c, _| c.sampler.min_round_samples.to_string(),
+    },
+    Key {
+        name: "min_round_bytes",
+        tier: Tier::Expert,
+        values: "an integer >= 0",
+        doc: "a round that acknowledged fewer bytes is stretched to the next",
+        set: Some(|c, k, v| {
+            c.sampler.min_round_bytes = k.parse(v)?;
+            Ok(())
+        }),
+        show: |c, _| c.sampler.min_round_bytes.to_string(),
+    },
+    Key {
+        name: "base_rtt_window_ms",
+        tier: Tier::User,
+        values: "milliseconds (0: never expires)",
+        doc: "BaseRTT's memory: a longer path is found within it",
+        set: Some(|c, k, v| {
+            let ms: u64 = k.parse(v)?;
+            c.sampler.base_rtt = if ms == 0 {
+                BaseRttMode::Lifetime
+            } else {
+                BaseRttMode::Windowed {
+                    window: Duration::from_millis(ms),
+                }
+            };
+            Ok(())
+        }),
+        show: |c, _| match c.sampler.base_rtt {
+            BaseRttMode::Lifetime => "0".to_string(),
+            BaseRttMode::Windowed { window } => window.as_millis().to_string(),
+        },
+    },
+    Key {
+        name: "base_rtt_idle_reset_ms",
+        tier: Tier::Expert,
+        values: "milliseconds (0: never)",
+        doc: "forget BaseRTT after this long with nothing in flight",
+        set: Some(|c, k, v| {
+            let ms: u64 = k.parse(v)?;
+            c.sampler.base_rtt_idle_reset = (ms > 0).then(|| Duration::from_millis(ms));
+            Ok(())
+        }),
+        show: |c, _| {
+            c.sampler
+                .base_rtt_idle_reset
+                .map_or(0, |d| d.as_millis())
+                .to_string()
+        },
+    },
+    Key {
+        name: "actual_bytes",
+        tier: Tier::Expert,
+        values: "sent, acked, delivered or acked_over_rtt",
+        doc: "Actual's bytes and interval: delivered over the send span, or the paper's acknowledged over the round's RTT",
+        set: Some(|c, k, v| {
+            c.sampler.actual_bytes = match v {
+                "sent" => ActualBytes::Sent,
+                "acked" => ActualBytes::Acked,
+                "delivered" => ActualBytes::Delivered,
+                "acked_over_rtt" => ActualBytes::AckedOverRoundRtt,
+                _ => return Err(k.bad(v)),
+            };
+            Ok(())
+        }),
+        show: |c, _| match c.sampler.actual_bytes {
+            ActualBytes::Sent => "sent".to_string(),
+            ActualBytes::Acked => "acked".to_string(),
+            ActualBytes::Delivered => "delivered".to_string(),
+            ActualBytes::AckedOverRoundRtt => "acked_over_rtt".to_string(),
+        },
+    },
+    Key {
+        name: "require_cwnd_limited",
+        tier: Tier::Expert,
+        values: BOOL_VALUES,
+        doc: "only rounds whose own sends filled the window count",
+        set: Some(|c, k, v| {
+            c.sampler.require_cwnd_limited = k.parse_bool(v)?;
+            Ok(())
+        }),
+        show: |c, _| on_off(c.sampler.require_cwnd_limited),
+    },
+    Key {
+        name: "aggregation_aware",
+        tier: Tier::User,
+        values: BOOL_VALUES,
+        doc: "bound what aggregated ACK frames were held (bursts, release clocks): Wi-Fi, cellular, GRO",
+        set: Some(|c, k, v| {
+            c.sampler.aggregation_aware = k.parse_bool(v)?;
+            Ok(())
+        }),
+        show: |c, _| on_off(c.sampler.aggregation_aware),
+    },
+    Key {
+        name: "subtract_delay_noise",
+        tier: Tier::Expert,
+        values: BOOL_VALUES,
+        doc: "slow start judges each round's mean RTT less the path's delay noise",
+        set: Some(|c, k, v| {
+            c.sampler.subtract_delay_noise = k.parse_bool(v)?;
+            Ok(())
+        }),
+        show: |c, _| on_off(c.sampler.subtract_delay_noise),
+    },
+    Key {
+        name: "whole_datagrams",
+        tier: Tier::Expert,
+        values: BOOL_VALUES,
+        doc: "send the free window in whole datagrams only",
+        set: Some(|c, k, v| {
+            c.whole_datagrams = k.parse_bool(v)?;
+            Ok(())
+        }),
+        show: |c, _| on_off(c.whole_datagrams),
+    },
+    Key {
+        name: "trend_resolution_pkts",
+        tier: Tier::Expert,
+        values: "a number of packets per round, 0 to 100",
+        doc: "Vegas-A: a throughput change smaller than this per round is no trend",
+        set: Some(|c, k, v| {
+            c.trend_resolution_pkts = k.parse(v)?;
+            Ok(())
+        }),
+        show: |c, _| pkts(c.trend_resolution_pkts),
+    },
+    Key {
+        name: "round_diff",
+        tier: Tier::Expert,
+        values: BOOL_VALUES,
+        doc: "Diff from the round's own Expected and Actual rates instead of the window in transit",
+        set: Some(|c, k, v| {
+            c.round_diff = k.parse_bool(v)?;
+            Ok(())
+        }),
+        show: |c, _| on_off(c.round_diff),
+    },
+    Key {
+        name: "coexist",
+        tier: Tier::User,
+        values: BOOL_VALUES,
+        doc: "compete beside CUBIC, Reno or BBR; back to Vegas once the queue empties",
+        set: Some(|c, k, v| {
+            c.coexist = k.parse_bool(v)?;
+            Ok(())
+        }),
+        show: |c, _| on_off(c.coexist),
+    },
+    Key {
+        name: "fair_share",
+        tier: Tier::User,
+        values: BOOL_VALUES,
+        doc: "FAST TCP's step toward the band's middle: equal shares among family flows",
+        set: Some(|c, k, v| {
+            c.fair_share = k.parse_bool(v)?;
+            Ok(())
+        }),
+        show: |c, _| on_off(c.fair_share),
+    },
+];
+
+/// Every key of `newreno`, in the order errors list them.
+pub const NEWRENO_KEYS: &[Key<NewRenoConfig>] = &[
+    Key {
+        name: "initial_cwnd_pkts",
+        tier: Tier::User,
+        values: "an integer from 2 to 100000",
+        doc: "the initial window in datagrams",
+        set: Some(|c, k, v| {
+            c.initial_cwnd_pkts = k.parse(v)?;
+            Ok(())
+        }),
+        show: |c, mode| match mode {
+            "default" => "the stack's (quiche: 10)".to_string(),
+            _ => c.initial_cwnd_pkts.to_string(),
+        },
+    },
+    Key {
+        name: "loss_reduction_factor",
+        tier: Tier::Expert,
+        values: "a number in (0, 1)",
+        doc: "the window's multiplicative decrease on a loss (RFC 9002 7.3.2)",
+        set: Some(|c, k, v| {
+            c.loss_reduction_factor = k.parse(v)?;
+            Ok(())
+        }),
+        show: |c, _| c.loss_reduction_factor.to_string(),
+    },
+    Key {
+        name: "pacing_gain",
+        tier: Tier::Expert,
+        values: PACING_GAIN_VALUES,
+        doc: "pace at this gain times the window per smoothed RTT (RFC 9002 7.7), or not at all",
+        set: Some(|c, _, v| {
+            c.pacing_gain = parse_pacing(v)?;
+            Ok(())
+        }),
+        show: |c, _| or_none(c.pacing_gain),
+    },
+    Key {
+        name: "reno_1995",
+        tier: Tier::User,
+        values: BOOL_VALUES,
+        doc: "the 1995 BSD Reno the Vegas paper compared with: initial window 2, no pacing, coarse timeouts (a preset the other keys adjust)",
+        set: None,
+        show: |c, _| on_off(c.coarse_timeouts),
+    },
+    Key {
+        name: "whole_datagrams",
+        tier: Tier::Expert,
+        values: BOOL_VALUES,
+        doc: "send the free window in whole datagrams only",
+        set: Some(|c, k, v| {
+            c.whole_datagrams = k.parse_bool(v)?;
+            Ok(())
+        }),
+        show: |c, _| on_off(c.whole_datagrams),
+    },
+];
+
+/// The table of `keys` of one tier (all with None) as Markdown: each key,
+/// its value when not given in the default mode and with `mode=paper`,
+/// the values it takes and what it does. The README's user tier and
+/// `docs/parameters.md` are made from it (`cargo xtask docs`).
+pub fn keys_markdown(tier: Option<Tier>) -> String {
+    let wanted = |t: Tier| tier.is_none_or(|want| want == t);
+    let (default, paper) = (VegasConfig::default(), VegasConfig::paper());
+    let mut out = String::from(
+        "| key (Vegas family) | default | `mode=paper` | values | what |\n|---|---|---|---|---|\n",
+    );
+    for key in VEGAS_KEYS.iter().filter(|k| wanted(k.tier)) {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            key.name,
+            key.default_in(&default, "default"),
+            key.default_in(&paper, "paper"),
+            key.values,
+            key.doc
+        ));
+    }
+    let default = NewRenoConfig::default();
+    out.push_str("\n| key (`newreno`) | default | values | what |\n|---|---|---|---|\n");
+    for key in NEWRENO_KEYS.iter().filter(|k| wanted(k.tier)) {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            key.name,
+            key.default_in(&default, "default"),
+            key.values,
+            key.doc
+        ));
+    }
+    out
 }
 
 /// The Vegas-family controller `name` (composed as `family`) for `params`.
@@ -196,7 +745,7 @@ pub fn vegas(
     initial_cwnd_pkts: usize,
     max_datagram_size: usize,
 ) -> Result<Vegas, SpecError> {
-    check_keys(params, VEGAS_PARAMS, name)?;
+    check_keys(params, VEGAS_KEYS, name)?;
     let mut c = match params.get("mode").map(String::as_str) {
         None | Some("default") => VegasConfig {
             initial_cwnd_pkts,
@@ -208,7 +757,7 @@ pub fn vegas(
             expected_window: crate::vegas::ExpectedWindow::Cwnd,
             ..VegasConfig::paper()
         },
-        Some(other) => return Err(bad("mode", other, "paper, naive or default")),
+        Some(other) => return Err(key(VEGAS_KEYS, "mode").bad(other)),
     };
     if family.gallop_slow_start {
         c = c.with_gallop();
@@ -218,21 +767,21 @@ pub fn vegas(
     }
     const COMPAT_KEYS: [&str; 4] = ["buffer_pkts", "reno_flows", "vegas_flows", "approach"];
     if family.reno_compat {
-        let get = |key: &str, allowed: &str| -> Result<String, SpecError> {
+        let get = |field: &str, needs: &str| -> Result<String, SpecError> {
             params
-                .get(key)
+                .get(field)
                 .cloned()
-                .ok_or_else(|| bad(key, "(missing)", &format!("{name} needs {allowed}")))
+                .ok_or_else(|| bad(field, "(missing)", &format!("{name} needs {needs}")))
         };
         let buffer_pkts = get("buffer_pkts", "the bottleneck buffer in packets")?;
         let reno_flows = get("reno_flows", "the number of Reno flows")?;
         let vegas_flows = get("vegas_flows", "the number of Vegas flows")?;
         let approach = get("approach", "approach = 1 or 2")?;
-        let approach: u8 = parse("approach", &approach, "1 or 2")?;
+        let approach: u8 = key(VEGAS_KEYS, "approach").parse(&approach)?;
         c = c.with_compat(
-            parse("buffer_pkts", &buffer_pkts, "a number of packets > 0")?,
-            parse("reno_flows", &reno_flows, "an integer >= 1")?,
-            parse("vegas_flows", &vegas_flows, "an integer >= 1")?,
+            key(VEGAS_KEYS, "buffer_pkts").parse(&buffer_pkts)?,
+            key(VEGAS_KEYS, "reno_flows").parse(&reno_flows)?,
+            key(VEGAS_KEYS, "vegas_flows").parse(&vegas_flows)?,
             CompatApproach::try_from(approach)?,
         );
     } else if let Some(key) = COMPAT_KEYS.iter().find(|k| params.contains_key(**k)) {
@@ -244,10 +793,10 @@ pub fn vegas(
     }
     match (params.get("gamma_rate"), params.get("gamma_approach")) {
         (Some(rate), approach) => {
-            let rate: f64 = parse("gamma_rate", rate, "an available rate in packets/s > 0")?;
+            let rate: f64 = key(VEGAS_KEYS, "gamma_rate").parse(rate)?;
             let approach = match approach {
                 Some(a) => {
-                    let a: u8 = parse("gamma_approach", a, "1 or 2")?;
+                    let a: u8 = key(VEGAS_KEYS, "gamma_approach").parse(a)?;
                     GammaApproach::try_from(a)?
                 }
                 None => GammaApproach::Basic,
@@ -264,103 +813,10 @@ pub fn vegas(
         (None, None) => {}
     }
     c.max_datagram_size = max_datagram_size;
-    for (key, v) in params {
-        let v = v.as_str();
-        match key.as_str() {
-            "mode" | "buffer_pkts" | "reno_flows" | "vegas_flows" | "approach" | "gamma_rate"
-            | "gamma_approach" => {}
-            "alpha" => c.alpha_pkts = parse(key, v, "a number of packets > 0")?,
-            "beta" => c.beta_pkts = parse(key, v, "a number of packets >= alpha")?,
-            "gamma" => c.gamma_pkts = parse(key, v, "a number of packets > 0")?,
-            "slow_start_exit_window" => {
-                c.slow_start_exit_window = match v {
-                    "cut_eighth" => SlowStartExitWindow::CutEighth,
-                    "pipe" => SlowStartExitWindow::Pipe,
-                    _ => return Err(bad(key, v, "cut_eighth or pipe")),
-                }
-            }
-            "slow_start_growth" => {
-                c.slow_start_growth = match v {
-                    "every_round" => SlowStartGrowth::EveryRound,
-                    "every_other_round" => SlowStartGrowth::EveryOtherRound,
-                    _ => return Err(bad(key, v, "every_round or every_other_round")),
-                }
-            }
-            "initial_cwnd_pkts" => {
-                c.initial_cwnd_pkts = parse(key, v, "an integer from 2 to 100000")?
-            }
-            "loss_reduction_factor" => {
-                c.loss_reduction_factor = parse(key, v, "a number in (0, 1)")?
-            }
-            "pto_response" => {
-                c.pto_response = match v {
-                    "restart_slow_start" => PtoResponse::RestartSlowStart,
-                    "ignore" => PtoResponse::Ignore,
-                    _ => return Err(bad(key, v, "restart_slow_start or ignore")),
-                }
-            }
-            "pacing_gain" => c.pacing_gain = parse_pacing(v)?,
-            "pacing_period" => {
-                c.pacing_period = match v {
-                    "smoothed_rtt" => PacingPeriod::SmoothedRtt,
-                    "credit_cycle" => PacingPeriod::CreditCycle,
-                    _ => return Err(bad(key, v, "smoothed_rtt or credit_cycle")),
-                }
-            }
-            "pacing_headroom_pkts" => {
-                c.pacing_headroom_pkts = match v {
-                    "none" | "off" => None,
-                    _ => Some(parse(key, v, "a number of packets > 0, or none")?),
-                }
-            }
-            "rtt_resolution_us" => {
-                let us: u64 = parse(key, v, "microseconds (0: the RTTs as measured)")?;
-                c.rtt_resolution = (us > 0).then(|| Duration::from_micros(us));
-            }
-            "subtract_ack_delay" => c.sampler.subtract_ack_delay = parse_bool(key, v)?,
-            "round_rtt" => {
-                c.sampler.round_rtt = match v {
-                    "min" => RoundRttStat::Min,
-                    "mean" => RoundRttStat::Mean,
-                    _ => return Err(bad(key, v, "min or mean")),
-                }
-            }
-            "min_round_samples" => c.sampler.min_round_samples = parse(key, v, "an integer >= 1")?,
-            "min_round_bytes" => c.sampler.min_round_bytes = parse(key, v, "an integer >= 0")?,
-            "base_rtt_window_ms" => {
-                let ms: u64 = parse(key, v, "milliseconds (0: never expires)")?;
-                c.sampler.base_rtt = if ms == 0 {
-                    BaseRttMode::Lifetime
-                } else {
-                    BaseRttMode::Windowed {
-                        window: Duration::from_millis(ms),
-                    }
-                };
-            }
-            "base_rtt_idle_reset_ms" => {
-                let ms: u64 = parse(key, v, "milliseconds (0: never)")?;
-                c.sampler.base_rtt_idle_reset = (ms > 0).then(|| Duration::from_millis(ms));
-            }
-            "actual_bytes" => {
-                c.sampler.actual_bytes = match v {
-                    "sent" => ActualBytes::Sent,
-                    "acked" => ActualBytes::Acked,
-                    "delivered" => ActualBytes::Delivered,
-                    "acked_over_rtt" => ActualBytes::AckedOverRoundRtt,
-                    _ => return Err(bad(key, v, "sent, acked, delivered or acked_over_rtt")),
-                }
-            }
-            "require_cwnd_limited" => c.sampler.require_cwnd_limited = parse_bool(key, v)?,
-            "aggregation_aware" => c.sampler.aggregation_aware = parse_bool(key, v)?,
-            "subtract_delay_noise" => c.sampler.subtract_delay_noise = parse_bool(key, v)?,
-            "whole_datagrams" => c.whole_datagrams = parse_bool(key, v)?,
-            "round_diff" => c.round_diff = parse_bool(key, v)?,
-            "coexist" => c.coexist = parse_bool(key, v)?,
-            "fair_share" => c.fair_share = parse_bool(key, v)?,
-            "trend_resolution_pkts" => {
-                c.trend_resolution_pkts = parse(key, v, "a number of packets per round, 0 to 100")?
-            }
-            _ => unreachable!("check_keys lists every key"),
+    for (name, value) in params {
+        let row = key(VEGAS_KEYS, name);
+        if let Some(set) = row.set {
+            set(&mut c, row, value)?;
         }
     }
     Ok(Vegas::new(c)?)
@@ -372,7 +828,7 @@ pub fn newreno(
     initial_cwnd_pkts: usize,
     max_datagram_size: usize,
 ) -> Result<NewReno, SpecError> {
-    check_keys(params, NEWRENO_PARAMS, "newreno")?;
+    check_keys(params, NEWRENO_KEYS, "newreno")?;
     let mut c = NewRenoConfig {
         initial_cwnd_pkts,
         max_datagram_size,
@@ -380,26 +836,17 @@ pub fn newreno(
     };
     // `reno_1995 = true` is a preset the other keys may then adjust.
     if let Some(v) = params.get("reno_1995") {
-        if parse_bool("reno_1995", v.as_str())? {
+        if key(NEWRENO_KEYS, "reno_1995").parse_bool(v)? {
             c = NewRenoConfig {
                 max_datagram_size,
                 ..NewRenoConfig::reno_1995()
             };
         }
     }
-    for (key, v) in params {
-        let v = v.as_str();
-        match key.as_str() {
-            "initial_cwnd_pkts" => {
-                c.initial_cwnd_pkts = parse(key, v, "an integer from 2 to 100000")?
-            }
-            "loss_reduction_factor" => {
-                c.loss_reduction_factor = parse(key, v, "a number in (0, 1)")?
-            }
-            "pacing_gain" => c.pacing_gain = parse_pacing(v)?,
-            "whole_datagrams" => c.whole_datagrams = parse_bool(key, v)?,
-            "reno_1995" => {}
-            _ => unreachable!("check_keys lists every key"),
+    for (name, value) in params {
+        let row = key(NEWRENO_KEYS, name);
+        if let Some(set) = row.set {
+            set(&mut c, row, value)?;
         }
     }
     Ok(NewReno::new(c)?)
@@ -617,6 +1064,59 @@ mod tests {
         let v = vegas(PLAIN, "vegas", &Params::new(), 10, 1350).unwrap();
         assert_eq!(v.config().initial_cwnd_pkts, 10);
         assert_eq!(v.config().max_datagram_size, 1350);
+    }
+
+    #[test]
+    fn each_keys_shown_value_sets_the_same_value_back() {
+        // The table's two ends agree: what the docs show as a mode's value
+        // parses back to that value, for every key with a setter.
+        fn round_trip<C: Clone>(keys: &[Key<C>], modes: &[(&str, C)]) {
+            for (mode, config) in modes {
+                for row in keys {
+                    let shown = row.default_in(config, mode);
+                    let Some(set) = row.set else { continue };
+                    if shown.starts_with("the stack's") {
+                        continue;
+                    }
+                    let mut c = config.clone();
+                    set(&mut c, row, &shown).unwrap_or_else(|e| panic!("{}: {e}", row.name));
+                    assert_eq!(row.default_in(&c, mode), shown, "{} in {mode}", row.name);
+                }
+            }
+        }
+        round_trip(
+            VEGAS_KEYS,
+            &[
+                ("default", VegasConfig::default()),
+                ("paper", VegasConfig::paper()),
+            ],
+        );
+        round_trip(NEWRENO_KEYS, &[("default", NewRenoConfig::default())]);
+    }
+
+    #[test]
+    fn the_tables_name_each_key_once_and_a_dozen_or_so_for_users() {
+        for names in [
+            VEGAS_KEYS.iter().map(|k| k.name).collect::<Vec<_>>(),
+            NEWRENO_KEYS.iter().map(|k| k.name).collect(),
+        ] {
+            let mut unique = names.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), names.len(), "{names:?}");
+        }
+        let users = VEGAS_KEYS.iter().filter(|k| k.tier == Tier::User).count();
+        assert!((10..=16).contains(&users), "{users} user keys");
+        // Every key is accepted by name.
+        for row in VEGAS_KEYS {
+            let err = build("vegas", &params(&[(row.name, "?")]), 10, 1200).err();
+            let msg = err.map(|e| e.to_string()).unwrap_or_default();
+            assert!(
+                !msg.contains("not a vegas parameter"),
+                "{}: {msg}",
+                row.name
+            );
+        }
     }
 
     #[test]
