@@ -56,6 +56,7 @@ fn main() -> ExitCode {
         "certs" => certs::run(&root(), rest),
         "interop" => vendor().and_then(|_| interop::run(&root(), rest)),
         "load" => vendor().and_then(|_| load::run(&root(), rest)),
+        "docs" => docs(),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -82,7 +83,9 @@ fn print_help() {
          test     every test: the workspace's, the xtask's, the README's out-of-tree projects\n  \
          downstream   only the README's out-of-tree projects (part of `test`)\n  \
          fuzz [--minutes N]   property tests of every controller variant as a soak (default 10 min)\n  \
-         bench    criterion benchmarks (simulator speed)\n  \
+         docs     write the parameter tables of README.md (user tier) and docs/parameters.md\n           \
+         (every key) from vegas_cc::spec's table (a test fails when they are stale)\n  \
+         bench    criterion benchmarks (simulator speed, per-ACK cost)\n  \
          bench --scale [--quick] [--rates-mbit 10,100,1000] [--rtts-ms 10,40,200]\n           \
          [--buffers-bdp 0.5,1,4] [--algorithms vegas,vegas-a,gallop-vegas,cubic,bbr2]\n           \
          [--no-ten-flows]   the simulator from 10 Mbit/s to 1 Gbit/s, one flow per cell,\n           \
@@ -401,6 +404,26 @@ fn bench(args: &[String]) -> Result<()> {
     c.args(["bench", "--features", "sim"]);
     c.args(args);
     run(c)
+}
+
+/// `cargo xtask docs`: the parameter tables, from `vegas_cc::spec`'s one
+/// table of keys (`tests/parameter_docs.rs` checks they are current).
+fn docs() -> Result<()> {
+    use vegas_cc::spec::keys_markdown;
+    use vegas_cc::spec::Tier;
+    let root = root();
+    write_generated_section(
+        &root.join("README.md"),
+        "docs",
+        &keys_markdown(Some(Tier::User)),
+    )?;
+    write_generated_section(
+        &root.join("docs/parameters.md"),
+        "docs",
+        &keys_markdown(None),
+    )?;
+    println!("xtask: wrote the parameter tables of README.md and docs/parameters.md");
+    Ok(())
 }
 
 /// Writes `report` into `doc` between the markers of `cargo xtask
