@@ -6,18 +6,18 @@
 
 use std::time::Duration;
 
+use crate::controller::Controller;
 use crate::events::Action;
+use crate::events::ControllerEvent;
 use crate::events::SlowStartExitCause;
 use crate::test_sender::Bottleneck;
 use crate::test_sender::MinRtt;
 use crate::test_sender::MDS;
-use crate::transient::gallop_conspicuous_window;
-use crate::transient::SlowStartRtt;
-use crate::Controller;
-use crate::ControllerEvent;
-use crate::Phase;
-use crate::Vegas;
-use crate::VegasConfig;
+use crate::transient::analytic::gallop_conspicuous_window;
+use crate::transient::analytic::SlowStartRtt;
+use crate::types::Phase;
+use crate::vegas::Vegas;
+use crate::vegas::VegasConfig;
 
 /// mu = 1000 packets/s, 100 ms propagation: BDP mu d = 101 packets.
 const RATE: u32 = 1000;

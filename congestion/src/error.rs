@@ -56,13 +56,13 @@ impl ParamError {
     /// Ok for an initial window of 2 (the RFC 9002 7.2 minimum window) to
     /// [`crate::MAX_INITIAL_WINDOW_PKTS`] datagrams.
     pub fn check_initial_window(initial_cwnd_pkts: usize) -> Result<(), Self> {
-        if !(2..=crate::MAX_INITIAL_WINDOW_PKTS).contains(&initial_cwnd_pkts) {
+        if !(2..=crate::types::MAX_INITIAL_WINDOW_PKTS).contains(&initial_cwnd_pkts) {
             return Err(ParamError::new(
                 "initial_cwnd_pkts",
                 initial_cwnd_pkts,
                 format!(
                     "an integer from 2 (the RFC 9002 7.2 minimum window) to {}",
-                    crate::MAX_INITIAL_WINDOW_PKTS
+                    crate::types::MAX_INITIAL_WINDOW_PKTS
                 ),
             ));
         }
@@ -71,11 +71,11 @@ impl ParamError {
 
     /// Ok for 1 to [`crate::MAX_DATAGRAM_SIZE_BYTES`] bytes.
     pub fn check_max_datagram_size(max_datagram_size: usize) -> Result<(), Self> {
-        if !(1..=crate::MAX_DATAGRAM_SIZE_BYTES).contains(&max_datagram_size) {
+        if !(1..=crate::types::MAX_DATAGRAM_SIZE_BYTES).contains(&max_datagram_size) {
             return Err(ParamError::new(
                 "max_datagram_size",
                 max_datagram_size,
-                format!("1 to {} bytes", crate::MAX_DATAGRAM_SIZE_BYTES),
+                format!("1 to {} bytes", crate::types::MAX_DATAGRAM_SIZE_BYTES),
             ));
         }
         Ok(())
@@ -97,13 +97,13 @@ impl ParamError {
     /// Ok for None or a pacing gain in [`crate::PACING_GAIN_RANGE`].
     pub fn check_pacing_gain(value: Option<f64>) -> Result<(), Self> {
         match value {
-            Some(gain) if !crate::PACING_GAIN_RANGE.contains(&gain) => Err(ParamError::new(
+            Some(gain) if !crate::types::PACING_GAIN_RANGE.contains(&gain) => Err(ParamError::new(
                 "pacing_gain",
                 gain,
                 format!(
                     "a number from {} to {}, or none",
-                    crate::PACING_GAIN_RANGE.start(),
-                    crate::PACING_GAIN_RANGE.end()
+                    crate::types::PACING_GAIN_RANGE.start(),
+                    crate::types::PACING_GAIN_RANGE.end()
                 ),
             )),
             _ => Ok(()),

@@ -8,8 +8,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 use std::time::Instant;
 
-use crate::vegas::CoexistMode;
-use crate::Phase;
+use crate::types::Phase;
 
 /// What a Vegas-family round decided to do with the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,6 +51,26 @@ impl Action {
             Action::BaseRttProbe => "base_rtt_probe",
             Action::Compete => "compete",
             Action::ReturnTest => "return_test",
+        }
+    }
+}
+
+/// Which of the two modes the flow is in
+/// ([`crate::vegas::coexist`]: the mechanism that switches them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CoexistMode {
+    /// Vegas as configured.
+    Delay,
+    /// A loss-based (CUBIC) window beside a buffer-filling flow.
+    Competitive,
+}
+
+impl CoexistMode {
+    /// The snake_case name the qlog events use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CoexistMode::Delay => "delay",
+            CoexistMode::Competitive => "competitive",
         }
     }
 }

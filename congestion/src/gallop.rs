@@ -405,8 +405,8 @@ fn whole_pkts(bytes: usize, max_datagram_size: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transient::gallop_rtt_increase_pkts;
-    use crate::transient::gallop_rtt_window_pkts;
+    use crate::transient::analytic::gallop_rtt_increase_pkts;
+    use crate::transient::analytic::gallop_rtt_window_pkts;
 
     const MDS: usize = 1200;
 

@@ -73,10 +73,23 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use std::fmt::Debug;
-use std::time::Duration;
-use std::time::Instant;
-
+// Layering, bottom to top. A module imports only from its own layer or
+// below, and from the module that defines the item, never through the
+// re-exports at the end of this file (they are for users of the crate).
+//
+// 1. `types`: packets, ACK events, `Phase`, the shared bounds.
+// 2. `error` (`ParamError`); `events` (decision records, `CoexistMode`).
+// 3. `controller`: the `Controller` trait.
+// 4. The parts controllers are built from: `window`, `cubic`, `sampler`,
+//    `reno_compat`, `vegas_a`, `gallop`, `transient` (`selection`, the
+//    gamma selection `Vegas` runs; `analytic`, the models on top of it).
+// 5. The controllers: `newreno`, `vegas`.
+// 6. `spec` (controllers by name), `qlog` (the records as qlog events).
+//
+// Tests only: `test_sender` drives any `Controller` (its compile-time check
+// names both controllers' default datagram size); `bottleneck_tests` is on
+// top.
+mod controller;
 pub mod cubic;
 mod error;
 pub mod events;
@@ -88,6 +101,7 @@ pub mod reno_compat;
 pub mod sampler;
 pub mod spec;
 pub mod transient;
+mod types;
 pub mod vegas;
 pub mod vegas_a;
 mod window;
@@ -97,6 +111,7 @@ mod bottleneck_tests;
 #[cfg(test)]
 pub(crate) mod test_sender;
 
+pub use controller::Controller;
 pub use error::ParamError;
 pub use events::ControllerEvent;
 pub use events::EventQueue;
@@ -107,6 +122,16 @@ pub use sampler::RoundSample;
 pub use sampler::RoundSampler;
 pub use sampler::SamplerConfig;
 pub use transient::GammaApproach;
+pub use types::min_pacing_rate_bytes_per_sec;
+pub use types::AckEvent;
+pub use types::AckedPacket;
+pub use types::LostPacket;
+pub use types::Phase;
+pub use types::RttSample;
+pub use types::SentPacket;
+pub use types::MAX_DATAGRAM_SIZE_BYTES;
+pub use types::MAX_INITIAL_WINDOW_PKTS;
+pub use types::PACING_GAIN_RANGE;
 pub use vegas::AlphaBetaSource;
 pub use vegas::AvoidanceKind;
 pub use vegas::PacingPeriod;
@@ -116,183 +141,3 @@ pub use vegas::SlowStartGrowth;
 pub use vegas::SlowStartKind;
 pub use vegas::Vegas;
 pub use vegas::VegasConfig;
-
-/// The largest datagram a controller accepts (RFC 9000 18.2: a
-/// max_udp_payload_size above 65527 is meaningless); larger values from
-/// the stack are read as this, so that window arithmetic cannot overflow.
-pub const MAX_DATAGRAM_SIZE_BYTES: usize = 65_527;
-
-/// The largest configurable initial window. Ten times the 1 Gbit/s x
-/// 100 ms pipe; it keeps `initial_cwnd_pkts * max_datagram_size` far from
-/// overflow. Our bound, not a paper's.
-pub const MAX_INITIAL_WINDOW_PKTS: usize = 100_000;
-
-/// The pacing gains a controller accepts. Below 0.1 a window takes more
-/// than ten RTTs to send (a gain of 1e-9 moved no data at all); above 10
-/// pacing no longer spreads anything. Our bounds.
-pub const PACING_GAIN_RANGE: std::ops::RangeInclusive<f64> = 0.1..=10.0;
-
-/// The slowest pacing rate a controller reports, as a multiple of the
-/// datagram size: two datagrams (the RFC 9002 7.2 minimum window) per
-/// second. A rate of zero would read as "do not pace" to some stacks and
-/// as "never send" to others; nothing slower than this is a real path.
-pub fn min_pacing_rate_bytes_per_sec(max_datagram_size: usize) -> u64 {
-    (2 * max_datagram_size.clamp(1, MAX_DATAGRAM_SIZE_BYTES)) as u64
-}
-
-/// A packet handed to the network, as the controller sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SentPacket {
-    /// Packet number (strictly increasing on a path).
-    pub pkt_num: u64,
-    /// When the packet left (or will leave, if paced) the sender.
-    pub time_sent: Instant,
-    /// Size on the wire in bytes (UDP payload).
-    pub size_bytes: usize,
-    /// Bytes in flight before this packet was sent.
-    pub bytes_in_flight_before: usize,
-    /// Whether the packet counts towards bytes in flight (is ack-eliciting
-    /// and congestion controlled).
-    pub in_flight: bool,
-}
-
-/// A packet newly acknowledged by an ACK frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AckedPacket {
-    /// Packet number, as in its [`SentPacket`].
-    pub pkt_num: u64,
-    /// When the packet was sent.
-    pub time_sent: Instant,
-    /// Size on the wire in bytes (UDP payload).
-    pub size_bytes: usize,
-}
-
-/// A packet newly declared lost by the stack's loss detection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LostPacket {
-    /// Packet number, as in its [`SentPacket`].
-    pub pkt_num: u64,
-    /// When the packet was sent.
-    pub time_sent: Instant,
-    /// Size on the wire in bytes (UDP payload).
-    pub size_bytes: usize,
-}
-
-/// The RTT sample an ACK frame produced (RFC 9002 section 5.1): taken from
-/// the largest newly acknowledged packet when that packet was ack-eliciting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RttSample {
-    /// `now - time_sent` of the largest newly acknowledged packet.
-    pub latest_rtt: Duration,
-    /// The ACK delay the peer reported in this ACK frame, decoded with the
-    /// peer's ack_delay_exponent but not capped.
-    pub ack_delay: Duration,
-}
-
-/// Everything one ACK frame (or one loss-detection timeout) tells the
-/// controller. Slices are borrowed from the stack: no allocation.
-#[derive(Clone, Copy, Debug)]
-pub struct AckEvent<'a> {
-    /// When the ACK frame (or the timeout) was processed.
-    pub now: Instant,
-    /// Newly acknowledged packets, ascending packet number.
-    pub acked: &'a [AckedPacket],
-    /// Newly lost packets, ascending packet number.
-    pub lost: &'a [LostPacket],
-    /// Present when the ACK frame produced an RTT sample.
-    pub rtt_sample: Option<RttSample>,
-    /// The stack's min RTT (None before the first sample).
-    pub min_rtt: Option<Duration>,
-    /// The stack's smoothed RTT (RFC 9002 section 5.3).
-    pub smoothed_rtt: Duration,
-    /// The peer's max_ack_delay transport parameter.
-    pub max_ack_delay: Duration,
-    /// Bytes in flight before the frame was processed.
-    pub prior_bytes_in_flight: usize,
-    /// Bytes in flight after acked and lost packets were removed.
-    pub bytes_in_flight: usize,
-    /// RFC 9002 section 7.6: the lost packets span a persistent-congestion
-    /// period.
-    pub persistent_congestion: bool,
-}
-
-/// Coarse state of a controller, for qlog and metrics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Phase {
-    /// Slow start (cwnd below ssthresh).
-    SlowStart,
-    /// Congestion avoidance.
-    CongestionAvoidance,
-    /// A recovery period after a loss reduction.
-    Recovery,
-}
-
-impl Phase {
-    /// The snake_case name the qlog events use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::SlowStart => "slow_start",
-            Phase::CongestionAvoidance => "congestion_avoidance",
-            Phase::Recovery => "recovery",
-        }
-    }
-}
-
-/// The interface every controller implements.
-pub trait Controller: Debug + Send + Sync {
-    /// Stable algorithm name (`"vegas"`, `"newreno"`, ...).
-    fn name(&self) -> &'static str;
-
-    /// A packet was sent.
-    fn on_packet_sent(&mut self, now: Instant, packet: &SentPacket);
-
-    /// An ACK frame was processed, or the loss-detection timer declared
-    /// packets lost (then `acked` is empty and `rtt_sample` is None).
-    fn on_ack_event(&mut self, event: &AckEvent<'_>);
-
-    /// A probe timeout fired (RFC 9002 section 6.2).
-    fn on_pto(&mut self, now: Instant);
-
-    /// The sender ran out of data with `bytes_in_flight` below the window.
-    fn on_app_limited(&mut self, _now: Instant, _bytes_in_flight: usize) {}
-
-    /// The path changed (migration): forget path state.
-    fn on_path_change(&mut self, now: Instant);
-
-    /// The maximum datagram size changed (PMTUD).
-    fn set_max_datagram_size(&mut self, max_datagram_size: usize);
-
-    /// Congestion window in bytes.
-    fn cwnd_bytes(&self) -> usize;
-
-    /// The bytes the sender may send now with `bytes_in_flight` in flight:
-    /// the free window, rounded down to whole datagrams unless the
-    /// controller's `whole_datagrams` is off. A stack that sizes packets to
-    /// the free window (quiche) asks this; one that sends only when a full
-    /// datagram fits (quinn) needs only [`Controller::cwnd_bytes`].
-    fn cwnd_available_bytes(&self, bytes_in_flight: usize) -> usize;
-
-    /// Slow-start threshold in bytes (None while infinite).
-    fn ssthresh_bytes(&self) -> Option<usize>;
-
-    /// Pacing rate in bytes per second; None means "do not pace".
-    fn pacing_rate_bytes_per_sec(&self, smoothed_rtt: Duration) -> Option<u64>;
-
-    /// Current phase.
-    fn phase(&self) -> Phase;
-
-    /// Whether the controller is in a recovery period (a loss reduction was
-    /// made and no packet sent after it has been acknowledged yet).
-    fn in_recovery(&self) -> bool {
-        self.phase() == Phase::Recovery
-    }
-
-    /// A copy of the controller with all its state (for stacks that keep a
-    /// path's controller across a port change, or snapshot it).
-    fn clone_box(&self) -> Box<dyn Controller>;
-
-    /// Takes the oldest pending decision record (for qlog), if any.
-    fn poll_event(&mut self) -> Option<ControllerEvent> {
-        None
-    }
-}

@@ -55,16 +55,16 @@
 use std::time::Duration;
 use std::time::Instant;
 
+use crate::controller::Controller;
+use crate::error::ParamError;
+use crate::events::ControllerEvent;
+use crate::events::EventQueue;
 use crate::events::ReductionCause;
 use crate::events::SlowStartExitCause;
+use crate::types::AckEvent;
+use crate::types::Phase;
+use crate::types::SentPacket;
 use crate::window::Window;
-use crate::AckEvent;
-use crate::Controller;
-use crate::ControllerEvent;
-use crate::EventQueue;
-use crate::ParamError;
-use crate::Phase;
-use crate::SentPacket;
 
 /// RFC 9002 section 7.2: "Endpoints SHOULD use an initial congestion window
 /// of ten times the maximum datagram size".
@@ -366,7 +366,7 @@ impl Controller for NewReno {
         }
         let rate_bytes_per_sec = gain * self.window.cwnd_bytes as f64 / smoothed_rtt.as_secs_f64();
         Some(
-            (rate_bytes_per_sec as u64).max(crate::min_pacing_rate_bytes_per_sec(
+            (rate_bytes_per_sec as u64).max(crate::types::min_pacing_rate_bytes_per_sec(
                 self.window.max_datagram_size,
             )),
         )
@@ -395,8 +395,8 @@ mod tests {
     use crate::test_sender::sent_packet;
     use crate::test_sender::AckEventBuilder;
     use crate::test_sender::MDS;
-    use crate::AckedPacket;
-    use crate::LostPacket;
+    use crate::types::AckedPacket;
+    use crate::types::LostPacket;
 
     const RTT: Duration = Duration::from_millis(100);
 

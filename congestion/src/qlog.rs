@@ -9,7 +9,7 @@ use qlog::events::EventImportance;
 use qlog::events::JsonEvent;
 use serde_json::json;
 
-use crate::ControllerEvent;
+use crate::events::ControllerEvent;
 
 // Event names, in one place.
 

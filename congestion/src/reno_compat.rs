@@ -50,7 +50,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::ParamError;
+use crate::error::ParamError;
 
 /// Which of the paper's two approximations of the Reno window after a drop
 /// (section 3.1).

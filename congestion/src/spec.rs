@@ -12,22 +12,22 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use crate::newreno::NewReno;
+use crate::newreno::NewRenoConfig;
+use crate::reno_compat::CompatApproach;
 use crate::sampler::ActualBytes;
 use crate::sampler::BaseRttMode;
 use crate::sampler::RoundRttStat;
-use crate::CompatApproach;
-use crate::GammaApproach;
-use crate::NewReno;
-use crate::NewRenoConfig;
-use crate::PacingPeriod;
-use crate::PtoResponse;
-use crate::SamplerConfig;
-use crate::SlowStartExitWindow;
-use crate::SlowStartGrowth;
-use crate::Vegas;
-use crate::VegasConfig;
+use crate::sampler::SamplerConfig;
+use crate::transient::selection::GammaApproach;
+use crate::vegas::PacingPeriod;
+use crate::vegas::PtoResponse;
+use crate::vegas::SlowStartExitWindow;
+use crate::vegas::SlowStartGrowth;
+use crate::vegas::Vegas;
+use crate::vegas::VegasConfig;
 
-use crate::ParamError;
+use crate::error::ParamError;
 
 /// Controller parameters by name, e.g. `alpha=2`, `beta=4`, `mode=paper`.
 pub type Params = BTreeMap<String, String>;
@@ -896,7 +896,7 @@ pub fn build(
     params: &Params,
     initial_cwnd_pkts: usize,
     max_datagram_size: usize,
-) -> Result<Box<dyn crate::Controller>, SpecError> {
+) -> Result<Box<dyn crate::controller::Controller>, SpecError> {
     if let Some(family) = family(name) {
         return Ok(Box::new(vegas(
             family,

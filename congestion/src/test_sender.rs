@@ -19,14 +19,14 @@ use std::collections::VecDeque;
 use std::time::Duration;
 use std::time::Instant;
 
+use crate::controller::Controller;
+use crate::events::ControllerEvent;
 use crate::events::SlowStartExitCause;
-use crate::AckEvent;
-use crate::AckedPacket;
-use crate::Controller;
-use crate::ControllerEvent;
-use crate::LostPacket;
-use crate::RttSample;
-use crate::SentPacket;
+use crate::types::AckEvent;
+use crate::types::AckedPacket;
+use crate::types::LostPacket;
+use crate::types::RttSample;
+use crate::types::SentPacket;
 
 /// The size of every test packet: the controllers' default datagram size.
 pub(crate) const MDS: usize = 1200;

@@ -95,7 +95,7 @@ impl Window {
         if max_datagram_size == 0 {
             return false;
         }
-        let max_datagram_size = max_datagram_size.min(crate::MAX_DATAGRAM_SIZE_BYTES);
+        let max_datagram_size = max_datagram_size.min(crate::types::MAX_DATAGRAM_SIZE_BYTES);
         let untouched =
             self.cwnd_bytes == self.initial_window_bytes() && self.ssthresh_bytes == usize::MAX;
         self.max_datagram_size = max_datagram_size;

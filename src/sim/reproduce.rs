@@ -439,7 +439,7 @@ pub fn render_markdown(
     if !models.is_empty() {
         md.push_str(
             "\n## The papers' models at new parameters\n\nEach expected value is computed by \
-             the model in `vegas-cc` (`transient.rs`, `reno_compat.rs`) for a path no paper \
+             the model in `vegas-cc` (`transient/analytic.rs`, `reno_compat.rs`) for a path no paper \
              used; the cells are built in `src/sim/analytic.rs`.\n\n",
         );
         summary_table(&mut md, models);

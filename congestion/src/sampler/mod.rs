@@ -159,9 +159,9 @@
 use std::time::Duration;
 use std::time::Instant;
 
-use crate::AckEvent;
-use crate::ParamError;
-use crate::SentPacket;
+use crate::error::ParamError;
+use crate::types::AckEvent;
+use crate::types::SentPacket;
 
 mod aggregation;
 mod base_rtt;
@@ -829,8 +829,8 @@ mod tests {
     use crate::test_sender::AckEventBuilder;
     use crate::test_sender::MDS;
     use crate::test_sender::MS;
-    use crate::AckedPacket;
-    use crate::RttSample;
+    use crate::types::AckedPacket;
+    use crate::types::RttSample;
 
     /// One ACK frame at `now` with an RTT sample of `latest_rtt` (also the
     /// smoothed RTT), no min RTT, no bytes in flight before and one packet

@@ -89,6 +89,8 @@ use std::time::Instant;
 use crate::cubic::CubicWindow;
 use crate::cubic::CUBIC_BETA;
 use crate::events::Action;
+// Defined with the decision records that carry it (`ModeChange`).
+pub use crate::events::CoexistMode;
 
 /// Evidence events in a row that switch to competitive mode. A route
 /// change gives one (the drain finds the longer path), a newcomer's slow
@@ -159,25 +161,6 @@ pub const JOIN_DROP_FRACTION: f64 = 0.5;
 /// window can grow (the family's own gain of 1 never sends faster than its
 /// window per period).
 pub const COMPETITIVE_PACING_GAIN: f64 = 1.25;
-
-/// Which of the two modes the flow is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CoexistMode {
-    /// Vegas as configured.
-    Delay,
-    /// A loss-based (CUBIC) window beside a buffer-filling flow.
-    Competitive,
-}
-
-impl CoexistMode {
-    /// The snake_case name the qlog events use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CoexistMode::Delay => "delay",
-            CoexistMode::Competitive => "competitive",
-        }
-    }
-}
 
 /// What one finished round tells the mechanism.
 #[derive(Clone, Copy, Debug, PartialEq)]

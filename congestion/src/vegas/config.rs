@@ -1,7 +1,13 @@
 //! The family's configuration: the papers' constants, the library's
 //! defaults and [`VegasConfig`], which composes a family member.
 
-use super::*;
+use std::time::Duration;
+
+use crate::error::ParamError;
+use crate::reno_compat::compat_alpha_beta;
+use crate::reno_compat::CompatApproach;
+use crate::sampler::SamplerConfig;
+use crate::transient::selection::GammaApproach;
 
 /// III-B: "we set alpha to one and beta to three" (buffers, i.e. packets).
 pub const PAPER_ALPHA_PKTS: f64 = 1.0;
@@ -40,6 +46,8 @@ pub enum PacingPeriod {
     /// longer (slow start keeps the smoothed RTT): a window-limited sender
     /// moves one window per credit cycle, waits for thinned and aggregated
     /// ACKs included. The default; measurements: `docs/constants.md`.
+    ///
+    /// [`RoundSampler::credit_cycle`]: crate::sampler::RoundSampler::credit_cycle
     CreditCycle,
 }
 
@@ -135,6 +143,8 @@ pub enum SlowStartExitWindow {
     /// Gallop-Vegas makes its own cut (Gallop-Vegas III-C) and then keeps at
     /// most the pipe too: its cut left 60 packets queued at 100 Mbit/s x
     /// 200 ms, which the BaseRTT drains kept restoring.
+    ///
+    /// [`RoundDiff::pipe_bytes`]: super::RoundDiff::pipe_bytes
     Pipe,
 }
 

@@ -119,9 +119,11 @@ impl Vegas {
             // Competitive mode paces as RFC 9002 7.7 (a CUBIC window).
             let rate = coexist::COMPETITIVE_PACING_GAIN * self.window.cwnd_bytes as f64
                 / smoothed_rtt.as_secs_f64();
-            return Some((rate as u64).max(crate::min_pacing_rate_bytes_per_sec(
-                self.window.max_datagram_size,
-            )));
+            return Some(
+                (rate as u64).max(crate::types::min_pacing_rate_bytes_per_sec(
+                    self.window.max_datagram_size,
+                )),
+            );
         }
         // Slow start keeps the smoothed RTT: its Diff is judged on the
         // queue a doubling builds (III-C), which pacing a window over the
@@ -155,7 +157,7 @@ impl Vegas {
             rate_bytes_per_sec = rate_bytes_per_sec.min(drain);
         }
         Some(
-            (rate_bytes_per_sec as u64).max(crate::min_pacing_rate_bytes_per_sec(
+            (rate_bytes_per_sec as u64).max(crate::types::min_pacing_rate_bytes_per_sec(
                 self.window.max_datagram_size,
             )),
         )

@@ -15,7 +15,7 @@
 
 use crate::events::Action;
 
-use super::SLOW_START_EXIT_CUT_DIVISOR;
+use super::config::SLOW_START_EXIT_CUT_DIVISOR;
 
 /// Which kind of slow-start round is in progress (III-C).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

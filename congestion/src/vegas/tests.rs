@@ -1,10 +1,13 @@
 use super::*;
+use crate::reno_compat::CompatApproach;
+use crate::sampler::SamplerConfig;
 use crate::test_sender::AckEventBuilder;
 use crate::test_sender::Bottleneck;
 use crate::test_sender::MinRtt;
 use crate::test_sender::TestSender;
 use crate::test_sender::MDS;
 use crate::test_sender::MS;
+use crate::transient::selection::GammaApproach;
 
 const BASE_RTT: Duration = Duration::from_millis(100);
 const SECOND: Duration = Duration::from_secs(1);
@@ -477,7 +480,7 @@ fn a_frame_for_packets_sent_20_s_ago_slows_pacing_at_most_2_25_fold() {
 fn the_pacing_rate_is_never_zero() {
     let mut h = Harness::in_congestion_avoidance_with(VegasConfig::default(), 4);
     h.round(BASE_RTT);
-    let floor = crate::min_pacing_rate_bytes_per_sec(MDS);
+    let floor = crate::types::min_pacing_rate_bytes_per_sec(MDS);
     for smoothed_rtt in [Duration::from_secs(3_600), Duration::MAX] {
         let rate = h.cc.pacing_rate_bytes_per_sec(smoothed_rtt);
         assert!(rate >= Some(floor), "{rate:?} at {smoothed_rtt:?}");
@@ -508,7 +511,7 @@ fn invalid_params_are_rejected_naming_the_field() {
     // Windows whose bytes would overflow are refused, not wrapped.
     assert_eq!(
         bad(with(
-            |c| c.initial_cwnd_pkts = crate::MAX_INITIAL_WINDOW_PKTS + 1
+            |c| c.initial_cwnd_pkts = crate::types::MAX_INITIAL_WINDOW_PKTS + 1
         )),
         "initial_cwnd_pkts"
     );
@@ -938,7 +941,7 @@ fn seed002_table3_gallop_replay() {
         assert_eq!(round.phase, Phase::SlowStart);
     }
     let expected: Vec<f64> = (0..=11)
-        .map(crate::transient::gallop_rtt_window_pkts)
+        .map(crate::transient::analytic::gallop_rtt_window_pkts)
         .collect();
     assert_eq!(windows, expected);
     assert_eq!(
