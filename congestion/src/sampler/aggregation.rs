@@ -539,3 +539,237 @@ impl RoundSampler {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sampler::tests::run_path;
+    use crate::sampler::tests::run_path_with_window;
+    use crate::test_sender::MDS;
+    use crate::test_sender::MS;
+
+    /// Mean absolute error of the rounds' RTT against the hold-free truth,
+    /// in ms, over the rounds after the first `skip`.
+    fn rtt_error_ms(rounds: &[RoundSample], truth: &[Duration], skip: usize) -> f64 {
+        let errors: Vec<f64> = rounds
+            .iter()
+            .zip(truth)
+            .skip(skip)
+            .map(|(r, t)| (r.round_rtt.as_secs_f64() - t.as_secs_f64()).abs() * 1e3)
+            .collect();
+        errors.iter().sum::<f64>() / errors.len() as f64
+    }
+
+    /// The default sampler, and the same with `aggregation_aware` off.
+    fn aware_and_plain() -> (SamplerConfig, SamplerConfig) {
+        let aware = SamplerConfig::default();
+        let plain = SamplerConfig {
+            aggregation_aware: false,
+            ..aware
+        };
+        (aware, plain)
+    }
+
+    #[test]
+    fn hold_bounds_remove_most_of_an_aggregated_acks_hold() {
+        // 80-packet window, 1 ms per packet, 50.3 ms propagation, an ACK
+        // every 4 packets, ACKs released every 20 ms (5 per release).
+        let (aware, plain) = aware_and_plain();
+        let agg = Some(20 * MS);
+        let prop = Duration::from_micros(50_300);
+        let (aware_rounds, truth) = run_path(aware, 4, agg, prop, 400);
+        let (plain_rounds, plain_truth) = run_path(plain, 4, agg, prop, 400);
+        assert_eq!(truth, plain_truth, "the same path");
+        assert!(aware_rounds.len() > 10);
+        assert!(aware_rounds.iter().skip(1).all(|r| r.hold_bounded));
+        assert!(plain_rounds.iter().all(|r| !r.hold_bounded));
+        let aware_error = rtt_error_ms(&aware_rounds, &truth, 1);
+        let plain_error = rtt_error_ms(&plain_rounds, &truth, 1);
+        // The smallest sample keeps its ACK's hold (1.7 ms); the bounds'
+        // middle is within an eighth of the 4 ms between ACKs.
+        assert!(plain_error > 1.5, "smallest sample: {plain_error} ms off");
+        assert!(aware_error < 0.5, "hold bounds: {aware_error} ms off");
+    }
+
+    #[test]
+    fn a_release_clock_bounds_the_hold_of_a_flow_locked_to_it() {
+        // An ACK every 8 packets, ACKs released every 20 ms, 40.3 ms
+        // propagation. 80 packets of window first (2 to 3 frames per
+        // release, BaseRTT close to the truth), then 20: one frame per
+        // release, and every sample carries the same hold.
+        let (aware, plain) = aware_and_plain();
+        let window = |acks: usize| if acks < 300 { 80 } else { 20 };
+        let (agg, prop) = (Some(20 * MS), Duration::from_micros(40_300));
+        let (aware_rounds, _) = run_path_with_window(aware, 8, |_| agg, prop, 600, window);
+        let (plain_rounds, _) = run_path_with_window(plain, 8, |_| agg, prop, 600, window);
+        let locked = |rounds: &[RoundSample]| -> Vec<(Duration, Duration)> {
+            let tail = rounds.len() - 20;
+            rounds[tail..]
+                .iter()
+                .map(|r| (r.round_rtt, r.base_rtt))
+                .collect()
+        };
+        // Without the clock the locked samples read as a standing queue
+        // of more than a millisecond...
+        for (rtt, base) in locked(&plain_rounds) {
+            assert!(rtt > base + MS, "plain: {rtt:?} vs BaseRTT {base:?}");
+        }
+        // ...with it, every frame's lower bound is its sample less the
+        // period, and the bounds' middle reads no queue.
+        for (rtt, base) in locked(&aware_rounds) {
+            assert!(rtt <= base, "aware: {rtt:?} vs BaseRTT {base:?}");
+        }
+    }
+
+    #[test]
+    fn release_clock_found_from_whole_periods_and_lost_off_them() {
+        let t0 = Instant::now();
+        let frame_bytes = 8 * MDS as u64;
+        let feed = |lattice: &mut ReleaseLattice, at_ms: &[u64]| {
+            for &ms in at_ms {
+                lattice.observe(t0 + MS * ms as u32, false, frame_bytes, MDS);
+            }
+        };
+        // Gaps of 1, 2 and 3 periods of 20 ms.
+        let mut lattice = ReleaseLattice::default();
+        feed(&mut lattice, &[0, 20, 60, 80, 140, 160, 200, 220]);
+        assert_eq!(lattice.period, None, "seven gaps are not enough");
+        feed(&mut lattice, &[240]);
+        assert_eq!(lattice.period, Some(20 * MS));
+        // Whole periods keep it; a gap off the clock forgets it.
+        feed(&mut lattice, &[300, 320]);
+        assert_eq!(lattice.period, Some(20 * MS));
+        feed(&mut lattice, &[327]);
+        assert_eq!(lattice.period, None);
+
+        // Frames released together count only while their gap is among
+        // the last eight: a shared release, a gap off any lattice, then
+        // equal gaps alone (a busy bottleneck with an ACK every 8 packets)
+        // are not a clock.
+        let mut lattice = ReleaseLattice::default();
+        feed(&mut lattice, &[0, 8, 8, 13]);
+        feed(
+            &mut lattice,
+            &(0..30).map(|k| 21 + k * 8).collect::<Vec<_>>(),
+        );
+        assert_eq!(lattice.period, None);
+
+        // Equal gaps alone are what any steadily paced flow gives.
+        let mut lattice = ReleaseLattice::default();
+        feed(&mut lattice, &(0..20).map(|k| k * 20).collect::<Vec<_>>());
+        assert_eq!(lattice.period, None);
+
+        // A busy bottleneck spaces frames by whole service times too,
+        // but acknowledges one packet per service time, not four.
+        let mut lattice = ReleaseLattice::default();
+        for (k, ms) in [0u64, 1, 3, 4, 6, 7, 8, 10, 11, 13].iter().enumerate() {
+            let packets = if k == 0 { 1 } else { 1 + (ms % 2) };
+            lattice.observe(t0 + MS * *ms as u32, false, packets * MDS as u64, MDS);
+        }
+        assert_eq!(lattice.period, None);
+    }
+
+    #[test]
+    fn a_phase_lock_ends_when_the_rate_rises_or_a_frame_of_window_buys_none() {
+        let t0 = Instant::now();
+        let period = 20 * MS;
+        let frame = 8 * MDS as u64;
+        let bounds = (30 * MS, 46 * MS);
+        // 400 packets/s: one frame per release.
+        let rate = (frame as f64) / period.as_secs_f64();
+        let round = |bounds, rate_bytes_per_sec, cwnd_bytes| LockRound {
+            period,
+            bounds,
+            rate_bytes_per_sec,
+            bytes_per_frame: frame,
+            cwnd_bytes,
+            max_datagram_size: MDS,
+        };
+        let mut lock = PhaseLock::default();
+        assert!(!lock.update(t0, round(bounds, rate, 24 * MDS)));
+        assert!(!lock.update(t0, round(bounds, rate, 24 * MDS)));
+        assert!(lock.update(t0, round(bounds, rate, 24 * MDS)));
+        assert!(lock.update(t0, round((31 * MS, 47 * MS), rate, 27 * MDS)));
+        // Half a frame more per release: grown through.
+        assert!(!lock.update(t0, round(bounds, rate * 2.0, 28 * MDS)));
+
+        let mut lock = PhaseLock::default();
+        for _ in 0..3 {
+            lock.update(t0, round(bounds, rate, 24 * MDS));
+        }
+        // Eight packets more window and the same rate: a queue...
+        assert!(!lock.update(t0, round(bounds, rate, 32 * MDS)));
+        // ...and no new lock until PHASE_LOCK_RETRY has passed.
+        for _ in 0..5 {
+            assert!(!lock.update(t0 + MS, round(bounds, rate, 32 * MDS)));
+        }
+        let later = t0 + PHASE_LOCK_RETRY;
+        assert!(lock.update(later, round(bounds, rate, 32 * MDS)));
+
+        // A window that cannot grow (flow control) ends the lock after
+        // twice the frame's packets of rounds.
+        let mut lock = PhaseLock::default();
+        for _ in 0..3 {
+            lock.update(t0, round(bounds, rate, 24 * MDS));
+        }
+        let locked_rounds = (0..40)
+            .take_while(|_| lock.update(t0, round(bounds, rate, 24 * MDS)))
+            .count();
+        assert_eq!(locked_rounds, 15);
+    }
+
+    #[test]
+    fn rounds_without_a_lower_bound_keep_their_smallest_sample() {
+        // ACKs aggregated every 20 ms for the first 300 frames, then not:
+        // the path still counts as aggregating for AGGREGATION_MEMORY, but
+        // frames outside bursts have no lower bound, and the round RTT is
+        // the smallest sample, exactly the truth on this path.
+        let agg = |acks: usize| (acks < 300).then_some(20 * MS);
+        let prop = Duration::from_micros(50_300);
+        let (rounds, truth) =
+            run_path_with_window(SamplerConfig::default(), 4, agg, prop, 900, |_| 80);
+        let tail = rounds.len() - 10;
+        for (round, truth) in rounds[tail..].iter().zip(&truth[tail..]) {
+            assert!(!round.hold_bounded);
+            assert_eq!(round.round_rtt, *truth);
+        }
+    }
+
+    #[test]
+    fn without_bursts_the_smallest_sample_stays_the_round_rtt() {
+        // An ACK every 16 packets and no aggregation: the arrivals follow
+        // the sends, no burst is seen and the round RTT is exact, although
+        // the lower bounds are 16 ms below it.
+        let (rounds, truth) = run_path(SamplerConfig::default(), 16, None, 50 * MS, 200);
+        assert!(rounds.len() > 10);
+        assert!(rounds.iter().all(|r| !r.hold_bounded));
+        assert_eq!(rtt_error_ms(&rounds, &truth, 0), 0.0);
+    }
+
+    #[test]
+    fn recent_frames_read_a_rate_over_the_fewest_frames_that_reach_the_bytes() {
+        let t0 = Instant::now();
+        let us = Duration::from_micros(1);
+        let pkt = MDS as u64;
+        let min_bytes = FRAME_RATE_MIN_PKTS * pkt;
+        let mut frames = RecentFrames::default();
+        // Two packets every 2 ms (one per ms): no rate until 16 packets
+        // follow the oldest frame, then exactly one packet per ms.
+        let mut rates = Vec::new();
+        for i in 0..20 {
+            rates.push(frames.push(t0 + 2 * i * MS, 2 * pkt, min_bytes));
+        }
+        assert!(rates[..8].iter().all(Option::is_none), "{rates:?}");
+        for rate in &rates[8..] {
+            let rate = rate.unwrap();
+            assert!((rate - 1000.0 * pkt as f64).abs() < 1e-6, "{rate}");
+        }
+        // A clump (a frame 100 us after the previous) moves the rate over
+        // 16 packets by a little, not to the clump's own 20 packets per ms.
+        let last = t0 + 38 * MS;
+        let clumped = frames.push(last + 100 * us, 2 * pkt, min_bytes).unwrap();
+        assert!(clumped < 1.3 * 1000.0 * pkt as f64, "{clumped}");
+        // The frames kept stay few (bounded memory on the ACK path).
+        assert!(frames.frames.len() <= 10, "{}", frames.frames.len());
+    }
+}

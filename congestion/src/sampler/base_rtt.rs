@@ -110,3 +110,107 @@ impl BaseRttFilter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sampler::tests::ack_event;
+    use crate::test_sender::acked_packet;
+    use crate::test_sender::sent_packet;
+    use crate::test_sender::MDS;
+    use crate::test_sender::MS;
+    use crate::types::AckedPacket;
+    use crate::types::RttSample;
+
+    #[test]
+    fn base_rtt_comes_from_full_sized_packets_once_there_is_one() {
+        let t0 = Instant::now();
+        // A 100-byte packet (shorter serialization, lower RTT), then a
+        // full-sized one; BaseRTT after each.
+        let run = |config: SamplerConfig| {
+            let mut sampler = RoundSampler::new(config, MDS).unwrap();
+            let small = AckedPacket {
+                size_bytes: 100,
+                ..acked_packet(0, t0)
+            };
+            let small_sent = SentPacket {
+                size_bytes: 100,
+                ..sent_packet(0, t0, 0)
+            };
+            sampler.on_packet_sent(&small_sent, 2 * MDS);
+            sampler.on_ack_frame(&ack_event(t0 + 91 * MS, &[small], 91 * MS));
+            let after_small = sampler.base_rtt();
+            sampler.on_packet_sent(&sent_packet(1, t0 + 91 * MS, 0), 2 * MDS);
+            let full = [acked_packet(1, t0 + 91 * MS)];
+            sampler.on_ack_frame(&ack_event(t0 + 191 * MS, &full, 100 * MS));
+            (after_small, sampler.base_rtt())
+        };
+        // Until a full-sized packet is measured, every sample counts; then
+        // only full-sized packets do.
+        assert_eq!(run(SamplerConfig::paper()), (Some(91 * MS), Some(100 * MS)));
+        // Without the option the small packet's RTT stays BaseRTT.
+        let every_sample = SamplerConfig {
+            base_rtt_full_sized_only: false,
+            ..SamplerConfig::paper()
+        };
+        assert_eq!(run(every_sample), (Some(91 * MS), Some(91 * MS)));
+    }
+
+    #[test]
+    fn a_zero_min_rtt_cannot_make_base_rtt_zero() {
+        let mut sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
+        let now = Instant::now();
+        let packets = [acked_packet(0, now - 40 * MS)];
+        let mut event = ack_event(now, &packets, 40 * MS);
+        event.min_rtt = Some(Duration::ZERO);
+        event.max_ack_delay = 40 * MS;
+        event.rtt_sample = Some(RttSample {
+            latest_rtt: 40 * MS,
+            ack_delay: 40 * MS,
+        });
+        sampler.on_ack_frame(&event);
+        assert_eq!(sampler.base_rtt(), Some(40 * MS), "the whole sample");
+    }
+
+    #[test]
+    fn windowed_base_rtt_expires_and_lifetime_does_not() {
+        let window = Duration::from_secs(10);
+        let windowed = SamplerConfig {
+            base_rtt: BaseRttMode::Windowed { window },
+            ..SamplerConfig::paper()
+        };
+        let mut windowed = RoundSampler::new(windowed, MDS).unwrap();
+        let mut lifetime = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
+        let t0 = Instant::now();
+        for sampler in [&mut windowed, &mut lifetime] {
+            sampler.on_ack_frame(&ack_event(t0, &[], 50 * MS));
+            for s in 1..=10 {
+                let now = t0 + Duration::from_secs(s);
+                sampler.on_ack_frame(&ack_event(now, &[], 80 * MS));
+            }
+            assert_eq!(sampler.base_rtt(), Some(50 * MS), "10 s: still in");
+        }
+        let t11 = t0 + Duration::from_secs(11);
+        windowed.on_ack_frame(&ack_event(t11, &[], 80 * MS));
+        lifetime.on_ack_frame(&ack_event(t11, &[], 80 * MS));
+        assert_eq!(windowed.base_rtt(), Some(80 * MS), "50 ms expired");
+        assert_eq!(lifetime.base_rtt(), Some(50 * MS));
+    }
+
+    #[test]
+    fn idle_period_resets_base_rtt() {
+        let mut sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
+        let t0 = Instant::now();
+        let mut event = ack_event(t0, &[], 50 * MS);
+        event.bytes_in_flight = 0;
+        sampler.on_ack_frame(&event);
+        assert_eq!(sampler.base_rtt(), Some(50 * MS));
+        // Sending again after less than the idle threshold keeps it.
+        sampler.on_packet_sent(&sent_packet(0, t0 + 500 * MS, 0), 10 * MDS);
+        assert_eq!(sampler.base_rtt(), Some(50 * MS));
+        event.now = t0 + Duration::from_secs(1);
+        sampler.on_ack_frame(&event);
+        sampler.on_packet_sent(&sent_packet(1, t0 + Duration::from_secs(3), 0), 10 * MDS);
+        assert_eq!(sampler.base_rtt(), None);
+    }
+}

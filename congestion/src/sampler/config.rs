@@ -196,3 +196,31 @@ impl Default for SamplerConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_sender::MDS;
+
+    #[test]
+    fn invalid_sampler_params_are_rejected_naming_the_field() {
+        let config = SamplerConfig {
+            min_round_samples: 0,
+            ..SamplerConfig::default()
+        };
+        assert_eq!(
+            RoundSampler::new(config, MDS).unwrap_err().field,
+            "sampler.min_round_samples"
+        );
+        let config = SamplerConfig {
+            base_rtt: BaseRttMode::Windowed {
+                window: Duration::ZERO,
+            },
+            ..SamplerConfig::default()
+        };
+        assert_eq!(
+            config.validate().unwrap_err().field,
+            "sampler.base_rtt_window"
+        );
+    }
+}

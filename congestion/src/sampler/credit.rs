@@ -45,3 +45,42 @@ impl RoundSampler {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sampler::tests::ack_event;
+    use crate::test_sender::acked_packet;
+    use crate::test_sender::sent_packet;
+    use crate::test_sender::MDS;
+    use crate::test_sender::MS;
+    use crate::types::AckedPacket;
+
+    #[test]
+    fn credit_cycle_includes_the_wait_for_a_thinned_ack() {
+        // Four packets sent 1 ms apart, acknowledged together 50 ms after
+        // the last: they waited 53, 52, 51 and 50 ms, a mean of 51.5 ms,
+        // while the RTT sample (the largest) is 50 ms.
+        let t0 = Instant::now();
+        let mut sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
+        let packets: Vec<AckedPacket> = (0..4)
+            .map(|n| acked_packet(n, t0 + MS * n as u32))
+            .collect();
+        for (n, p) in packets.iter().enumerate() {
+            sampler.on_packet_sent(&sent_packet(n as u64, p.time_sent, n * MDS), 10 * MDS);
+        }
+        let now = t0 + 53 * MS;
+        sampler.on_ack_frame(&ack_event(now, &packets, 50 * MS));
+        assert_eq!(sampler.credit_cycle(), Some(Duration::from_micros(51_500)));
+        // Smoothed with RFC 9002's 1/8 gain: a second cycle of 59.5 ms
+        // moves it by 1 ms.
+        let later: Vec<AckedPacket> = (4..8)
+            .map(|n| acked_packet(n, now + MS * (n as u32 - 4)))
+            .collect();
+        sampler.on_ack_frame(&ack_event(now + 61 * MS, &later, 58 * MS));
+        assert_eq!(sampler.credit_cycle(), Some(Duration::from_micros(52_500)));
+        // A new path (migration) starts without the old path's cycle.
+        sampler.on_path_change();
+        assert_eq!(sampler.credit_cycle(), None);
+    }
+}

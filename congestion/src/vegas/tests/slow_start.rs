@@ -1,0 +1,241 @@
+//! Vegas slow start (`slow_start.rs`): doubling every other round or every
+//! round, the exit on Diff > gamma and the window it leaves.
+
+use super::*;
+use crate::test_sender::Bottleneck;
+use crate::test_sender::MDS;
+use crate::test_sender::MS;
+
+#[test]
+fn slow_start_doubles_every_other_round_and_exits_above_gamma() {
+    let mut h = Harness::vegas(VegasConfig::paper());
+    let mut windows = Vec::new();
+    // Round 1 grows even though its RTT is high: Diff is only tested
+    // after held rounds.
+    for rtt in [100, 150, 100, 100] {
+        windows.push(h.cwnd_pkts());
+        h.round(rtt * MS);
+    }
+    assert_eq!(windows, [2.0, 2.0, 4.0, 4.0]);
+    assert_eq!(h.cwnd_pkts(), 8.0);
+    assert_eq!(h.cc.phase(), Phase::SlowStart);
+    h.drain_events();
+    // Held round at 8 packets: Diff = 8 * (1 - 100/150) = 2.67 > gamma.
+    h.round(150 * MS);
+    assert_eq!(h.cwnd_pkts(), 7.0, "8 - 8/8");
+    assert_eq!(h.cc.ssthresh_bytes(), Some(7 * MDS));
+    assert_eq!(h.cc.phase(), Phase::CongestionAvoidance);
+    let events = h.drain_events();
+    assert!(
+        matches!(
+            events[0],
+            ControllerEvent::SlowStartExit {
+                cause: SlowStartExitCause::DiffAboveGamma,
+                cwnd_bytes,
+                ..
+            } if cwnd_bytes == 8 * MDS
+        ),
+        "the record carries the window slow start reached, before the cut"
+    );
+    assert!(matches!(
+        events[1],
+        ControllerEvent::Round(RoundDecision {
+            action: Action::SlowStartExit,
+            cwnd_before_bytes,
+            cwnd_after_bytes,
+            ..
+        }) if cwnd_before_bytes == 8 * MDS && cwnd_after_bytes == 7 * MDS
+    ));
+}
+
+/// Runs `config` from its initial window through a bottleneck of one
+/// packet per ms behind 100 ms of propagation delay (a pipe of 101
+/// packets with the service time, no buffer limit), every packet
+/// acknowledged, sends ACK-clocked, the stack's min RTT the smallest
+/// sample; returns the window when slow start ends on Diff > gamma and the
+/// window before that.
+fn slow_start_exit_windows(config: VegasConfig) -> (f64, f64) {
+    let cc = Vegas::new(config).unwrap();
+    let mut path = Bottleneck::new(cc, MinRtt::Tracked(None), 1000, BASE_RTT);
+    while path.sender.now - path.start < 60 * SECOND {
+        let cwnd_before = path.cwnd_pkts();
+        let seen = path.events.len();
+        path.step();
+        let exited = path.events[seen..].iter().any(|(_, e)| {
+            matches!(
+                e,
+                ControllerEvent::SlowStartExit {
+                    cause: SlowStartExitCause::DiffAboveGamma,
+                    ..
+                }
+            )
+        });
+        if exited {
+            return (cwnd_before, path.cwnd_pkts());
+        }
+    }
+    panic!("slow start did not end");
+}
+
+#[test]
+fn slow_start_exit_keeps_the_pipe_by_default_and_seven_eighths_in_paper_mode() {
+    // Windows 10, 20, 40, 80, 160: the round held at 160 packets sees
+    // the 59 packets the doubling queued.
+    let every_other_round = VegasConfig::default();
+    let (before, pipe) = slow_start_exit_windows(every_other_round);
+    assert_eq!(before, 160.0);
+    // ACK rate 1 packet/ms x BaseRTT 101 ms, plus one packet.
+    assert!((101.5..=102.5).contains(&pipe), "{pipe}");
+    let (before, cut) = slow_start_exit_windows(VegasConfig {
+        slow_start_exit_window: SlowStartExitWindow::CutEighth,
+        ..every_other_round
+    });
+    assert_eq!((before, cut), (160.0, 140.0));
+    // Never more than the paper's 7/8: an initial burst of 90 packets
+    // queues behind itself and ends slow start at once, and the pipe
+    // (102 packets) is above 7/8 of 90.
+    let (before, small) = slow_start_exit_windows(VegasConfig {
+        initial_cwnd_pkts: 90,
+        ..every_other_round
+    });
+    assert_eq!((before, small), (90.0, 78.75));
+}
+
+fn every_round() -> VegasConfig {
+    VegasConfig {
+        slow_start_growth: SlowStartGrowth::EveryRound,
+        ..VegasConfig::default()
+    }
+}
+
+#[test]
+fn every_round_growth_needs_a_paced_sender() {
+    // Doubling every round, an ACK-clocked sender sends two packets per
+    // ACK: the doubling queues half its window behind itself and Diff
+    // ends slow start at half the pipe (101 packets), the window cut to
+    // 7/8 of it; the paper's pace reaches 160 on this path. quiche paces
+    // (in the simulator at 100 Mbit/s x 80 ms every-round growth leaves
+    // slow start at the pipe).
+    let (before, after) = slow_start_exit_windows(every_round());
+    assert!(before < 60.0, "{before}");
+    assert_eq!(after, before * 7.0 / 8.0);
+}
+
+#[test]
+fn slow_start_doubles_every_round_on_request_and_exits_above_gamma() {
+    let mut h = Harness::vegas(every_round());
+    let mut windows = Vec::new();
+    for _ in 0..5 {
+        windows.push(h.cwnd_pkts());
+        h.round(100 * MS);
+    }
+    // The first round measures (the paper's slow start starts held), then
+    // every round doubles.
+    assert_eq!(windows, [10.0, 10.0, 20.0, 40.0, 80.0]);
+    let actions: Vec<_> = h
+        .drain_events()
+        .into_iter()
+        .filter_map(|e| match e {
+            ControllerEvent::Round(d) => Some(d.action),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            Action::SlowStartHold,
+            Action::SlowStartGrow,
+            Action::SlowStartGrow
+        ]
+    );
+    // Rounds whose RTT says the window queues: Diff > gamma ends slow
+    // start on the growing round's decision, the window cut.
+    h.round(150 * MS);
+    h.round(150 * MS);
+    h.round(150 * MS);
+    let exit = h.drain_events().into_iter().find_map(|e| match e {
+        ControllerEvent::SlowStartExit {
+            cause, cwnd_bytes, ..
+        } => Some((cause, cwnd_bytes)),
+        _ => None,
+    });
+    let (cause, reached_bytes) = exit.expect("slow start ended");
+    assert_eq!(cause, SlowStartExitCause::DiffAboveGamma);
+    assert_eq!(h.cc.phase(), Phase::CongestionAvoidance);
+    assert!(
+        h.cc.cwnd_bytes() < reached_bytes,
+        "{} < {reached_bytes}",
+        h.cc.cwnd_bytes()
+    );
+    // The default and paper mode hold every other round.
+    let mut h = Harness::vegas(VegasConfig::default());
+    let mut windows = Vec::new();
+    for _ in 0..5 {
+        windows.push(h.cwnd_pkts());
+        h.round(100 * MS);
+    }
+    assert_eq!(windows, [10.0, 10.0, 20.0, 20.0, 40.0]);
+}
+
+#[test]
+fn every_round_growth_stops_within_the_round_once_its_samples_show_a_queue() {
+    let mut h = Harness::vegas(every_round());
+    for _ in 0..3 {
+        h.round(100 * MS);
+    }
+    assert_eq!(h.cwnd_pkts(), 40.0);
+    // The next round's first ACKs say 40 packets x 10 / 110 = 3.6 queued,
+    // above gamma = 1: after eight of them the window stops growing.
+    h.send_window();
+    let in_flight = h.pkt_nums_in_flight();
+    for (i, &pkt) in in_flight.iter().enumerate() {
+        h.ack(110 * MS, &[pkt], &[]);
+        if i + 1 < crate::vegas::queue_watch::QUEUE_WATCH_SAMPLES {
+            assert_eq!(
+                h.cwnd_pkts(),
+                41.0 + i as f64,
+                "grows by one per ACK until then"
+            );
+        }
+    }
+    assert_eq!(
+        h.cwnd_pkts(),
+        47.0,
+        "40 + 7: the eighth sample stops it, not 80"
+    );
+}
+
+/// Gallop-Vegas Table 2: Vegas slow start from W_0 = 2 while
+/// Diff stays below gamma: W_i = 2, 2, 4, 4, 8, 8, ... and the increase
+/// z_i = 0, 2, 0, 4, 0, 8, ...
+#[test]
+fn seed002_table2_slow_start_replay() {
+    let mut h = Harness::vegas(VegasConfig::paper());
+    let mut windows = Vec::new();
+    let mut actions = Vec::new();
+    for _ in 0..=11 {
+        windows.push(h.cwnd_pkts());
+        h.round(BASE_RTT);
+        let d = h.last_round();
+        assert_eq!(d.diff_pkts, 0.0);
+        assert_eq!(d.phase, Phase::SlowStart);
+        actions.push(d.action);
+    }
+    let increases: Vec<f64> = windows.windows(2).map(|w| w[1] - w[0]).collect();
+    assert_eq!(
+        windows[..11],
+        [2.0, 2.0, 4.0, 4.0, 8.0, 8.0, 16.0, 16.0, 32.0, 32.0, 64.0]
+    );
+    assert_eq!(
+        increases[..11],
+        [0.0, 2.0, 0.0, 4.0, 0.0, 8.0, 0.0, 16.0, 0.0, 32.0, 0.0]
+    );
+    for (i, action) in actions.iter().enumerate() {
+        let expected = if i % 2 == 0 {
+            Action::SlowStartHold
+        } else {
+            Action::SlowStartGrow
+        };
+        assert_eq!(*action, expected, "round {i}");
+    }
+}
