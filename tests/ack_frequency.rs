@@ -8,16 +8,18 @@
 
 use quiche_vegas::sim::report::report;
 use quiche_vegas::sim::report::LinkReport;
-use quiche_vegas::sim::run;
-use quiche_vegas::sim::RunOptions;
-use quiche_vegas::sim::Scenario;
 use vegas_cc::events::Action;
 use vegas_cc::ControllerEvent;
 
+#[path = "support/sim.rs"]
+mod sim_support;
+
+use sim_support::load;
+use sim_support::run_default;
+use sim_support::run_report;
+
 fn bottleneck(scenario: &str, sets: &[String]) -> LinkReport {
-    let s = Scenario::load(scenario, sets).expect("scenario loads");
-    let r = run(&s, RunOptions::default()).expect("runs");
-    report(&s, &r, 0.0).links.remove(0)
+    run_report(&load(scenario, sets)).links.remove(0)
 }
 
 fn ack_every(n: u32, extra: &[&str]) -> Vec<String> {
@@ -195,8 +197,8 @@ fn slow_start_ends_at_the_pipe_under_ack_thinning() {
     // packets), the round's fastest frame reads the bottleneck. Before the
     // ack-delay clamp and the thinned-peer rounds, slow start left at 17.5.
     for n in [1, 16] {
-        let s = Scenario::load("ack-frequency", &ack_every(n, &["duration=3s"])).unwrap();
-        let r = run(&s, RunOptions::default()).expect("runs");
+        let s = load("ack-frequency", &ack_every(n, &["duration=3s"]));
+        let r = run_default(&s);
         // The window the exiting round left behind (the summary's exit
         // window is the one slow start reached, before the cut).
         let trace = r.flows[0].trace.as_ref().expect("vegas-cc trace");

@@ -6,14 +6,18 @@
 
 #![cfg(feature = "sim")]
 
-use quiche_vegas::sim::report::report;
 use quiche_vegas::sim::report::series;
 use quiche_vegas::sim::report::Report;
-use quiche_vegas::sim::run;
-use quiche_vegas::sim::RunOptions;
-use quiche_vegas::sim::Scenario;
 use vegas_cc::vegas::CoexistMode;
 use vegas_cc::ControllerEvent;
+
+#[path = "support/sim.rs"]
+mod sim_support;
+
+use sim_support::from_toml;
+use sim_support::run_and_report;
+use sim_support::run_report;
+use sim_support::scenario_path;
 
 /// 20 Mbit/s, 40 ms RTT, a one-BDP buffer (83 packets), the receiver
 /// ACKing every second packet.
@@ -33,9 +37,7 @@ fn flow(algorithm: &str, start_s: u32, duration_s: u32, params: &str) -> String 
 }
 
 fn simulate(text: &str) -> (Report, quiche_vegas::sim::SimResult) {
-    let s = Scenario::from_toml(text, "coexist", &[]).expect("a valid scenario");
-    let r = run(&s, RunOptions::default()).expect("runs");
-    (report(&s, &r, 0.0), r)
+    run_and_report(&from_toml(text, "coexist", &[]))
 }
 
 fn share(r: &Report) -> f64 {
@@ -156,20 +158,15 @@ fn ten_family_flows_started_one_second_apart_share_the_link_evenly() {
     // measured Jain 0.77 (the first flow 28.7 Mbit/s, the others 7.8 to
     // 10.7). With `fair_share` (the default): 0.97, the first 16.7.
     let ten = |params: &str| {
-        let mut text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/scenarios/scale-ten-flows.toml"
-        ))
-        .expect("the scale scenario");
+        let mut text = std::fs::read_to_string(scenario_path("scale-ten-flows.toml"))
+            .expect("the scale scenario");
         if !params.is_empty() {
             text = text.replace(
                 "algorithm = \"vegas\"\n",
                 &format!("algorithm = \"vegas\"\nparams = {{ {params} }}\n"),
             );
         }
-        let s = Scenario::from_toml(&text, "scale-ten-flows", &[]).expect("a valid scenario");
-        let r = run(&s, RunOptions::default()).expect("runs");
-        report(&s, &r, 0.0)
+        run_report(&from_toml(&text, "scale-ten-flows", &[]))
     };
     let fair = ten("");
     let paper_steps = ten("fair_share = \"off\"");

@@ -16,21 +16,17 @@
 
 #![cfg(feature = "sim")]
 
-use quiche_vegas::sim::report::report;
 use quiche_vegas::sim::report::Report;
-use quiche_vegas::sim::run;
-use quiche_vegas::sim::RunOptions;
-use quiche_vegas::sim::Scenario;
 
-fn scenario_path(file: &str) -> String {
-    format!("{}/scenarios/{file}", env!("CARGO_MANIFEST_DIR"))
-}
+#[path = "support/sim.rs"]
+mod sim_support;
+
+use sim_support::load;
+use sim_support::run_report;
+use sim_support::scenario_path;
 
 fn run_file(file: &str, sets: &[&str]) -> Report {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    let s = Scenario::load(&scenario_path(file), &sets).expect("scenario loads");
-    let r = run(&s, RunOptions::default()).expect("runs");
-    report(&s, &r, 0.0)
+    run_report(&load(&scenario_path(file), sets))
 }
 
 #[test]

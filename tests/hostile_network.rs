@@ -10,6 +10,12 @@ use quiche_vegas::sim::RunOptions;
 use quiche_vegas::sim::Scenario;
 use quiche_vegas::sim::SimResult;
 
+#[path = "support/sim.rs"]
+mod sim_support;
+
+use sim_support::from_toml;
+use sim_support::run_default;
+
 const TRANSFER_BYTES: u64 = 300_000;
 
 /// 10 Mbit/s, 40 ms RTT, a 100-packet buffer; `path` adds the hostility.
@@ -29,7 +35,7 @@ algorithm = "{algorithm}"
 bytes = {TRANSFER_BYTES}
 "#
     );
-    Scenario::from_toml(&text, "hostile", &[]).expect("a valid scenario")
+    from_toml(&text, "hostile", &[])
 }
 
 /// What must repeat exactly with the same seed.
@@ -61,7 +67,7 @@ fn every_flow_completes_or_is_reported_and_runs_repeat_by_seed() {
             let s = scenario(algorithm, path);
             let first = run(&s, RunOptions::default())
                 .unwrap_or_else(|e| panic!("{algorithm}, {name}: {e:#}"));
-            let again = run(&s, RunOptions::default()).unwrap();
+            let again = run_default(&s);
             assert_eq!(
                 fingerprint(&first),
                 fingerprint(&again),

@@ -5,11 +5,13 @@
 
 #![cfg(feature = "sim")]
 
-use quiche_vegas::sim::report::report;
 use quiche_vegas::sim::report::Report;
-use quiche_vegas::sim::run;
-use quiche_vegas::sim::RunOptions;
-use quiche_vegas::sim::Scenario;
+
+#[path = "support/sim.rs"]
+mod sim_support;
+
+use sim_support::from_toml;
+use sim_support::run_report;
 
 /// 100 Mbit/s x 80 ms (a pipe of 740 datagrams of 1350 bytes), a buffer
 /// of 1 BDP, 50 MB of `algorithm` with `params`, and `jitter` of mean
@@ -33,9 +35,7 @@ bytes = 50000000
 params = {{ {params} }}
 "#
     );
-    let s = Scenario::from_toml(&text, "jitter", &[]).expect("valid scenario");
-    let r = run(&s, RunOptions::default()).expect("runs");
-    report(&s, &r, 0.0)
+    run_report(&from_toml(&text, "jitter", &[]))
 }
 
 const PIPE_PKTS: f64 = 740.0;

@@ -5,20 +5,16 @@
 #![cfg(feature = "sim")]
 
 use std::path::PathBuf;
-use std::process::Command;
 
-const EXE: &str = env!("CARGO_BIN_EXE_vegas-lab");
+#[path = "support/sim.rs"]
+mod sim_support;
 
-fn temp_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lab-bad-input-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use sim_support::temp_dir;
+use sim_support::vegas_lab;
 
 #[test]
 fn every_bad_value_is_refused_with_the_flag_and_the_value() {
-    let dir = temp_dir();
+    let dir = temp_dir("lab-bad-input");
     let s = |p: PathBuf| p.display().to_string();
     // The checks run before any input is read: these need not be qlogs.
     let input = s(dir.join("in-server.sqlog"));
@@ -84,7 +80,7 @@ fn every_bad_value_is_refused_with_the_flag_and_the_value() {
 
     let mut failures = Vec::new();
     for (args, flag, value) in cases {
-        let out = Command::new(EXE).args(&args).output().unwrap();
+        let out = vegas_lab(&args);
         let code = out.status.code();
         let stderr = String::from_utf8_lossy(&out.stderr);
         let problems: Vec<&str> = [
@@ -115,13 +111,13 @@ fn every_bad_value_is_refused_with_the_flag_and_the_value() {
 
 #[test]
 fn help_documents_the_bounds() {
-    let out = Command::new(EXE).args(["qvis", "--help"]).output().unwrap();
+    let out = vegas_lab(["qvis", "--help"]);
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(
         help.contains("1 to 100000") && help.contains("1000 files"),
         "{help}"
     );
-    let out = Command::new(EXE).args(["plot", "--help"]).output().unwrap();
+    let out = vegas_lab(["plot", "--help"]);
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(help.contains("0 to 1000000"), "{help}");
 }

@@ -13,13 +13,15 @@ use quiche_vegas::qlog;
 use quiche_vegas::qlog::Trace;
 use quiche_vegas::qvis;
 use quiche_vegas::sim::RunOptions;
-use quiche_vegas::sim::Scenario;
+
+#[path = "support/sim.rs"]
+mod sim_support;
+
+use sim_support::load;
+use sim_support::vegas_lab;
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("qlog-tools-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    sim_support::temp_dir(&format!("qlog-tools-{name}"))
 }
 
 /// The demo scenario (1 MB of Vegas over the Fig. 6 bottleneck), run once
@@ -28,7 +30,7 @@ fn demo_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = temp_dir("demo");
-        let scenario = Scenario::load("demo", &["qlog=true".to_string()]).unwrap();
+        let scenario = load("demo", &["qlog=true"]);
         let options = RunOptions {
             out_dir: Some(dir.clone()),
             ..Default::default()
@@ -866,10 +868,7 @@ fn malformed_records_are_skipped_by_the_tolerant_reader_only() {
 
 /// Runs `vegas-lab` with `args`; (success, stderr).
 fn lab(args: &[&std::ffi::OsStr]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vegas-lab"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = vegas_lab(args);
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -5,20 +5,19 @@
 
 #![cfg(feature = "sim")]
 
-use std::path::PathBuf;
-use std::process::Command;
+#[path = "support/sim.rs"]
+mod sim_support;
 
-fn vegas_lab(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vegas-lab"))
-        .args(args)
-        .output()
-        .expect("vegas-lab runs");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out.status.code().unwrap_or(-1), stderr)
-}
+use sim_support::scenario_path;
+use sim_support::temp_dir;
+use sim_support::vegas_lab;
 
 fn check(args: &[&str], expected: &[&str]) {
-    let (code, stderr) = vegas_lab(args);
+    let out = vegas_lab(args);
+    let (code, stderr) = (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr),
+    );
     assert!(
         code != 0 && code != 101,
         "{args:?}: exit {code}, stderr: {stderr}"
@@ -106,16 +105,13 @@ fn every_bad_override_is_an_error_naming_field_value_and_bound() {
 
 #[test]
 fn every_bad_flag_or_file_is_an_error() {
-    let dir = tempdir();
+    let dir = temp_dir("vegas-bad-input");
     let write = |name: &str, bytes: &[u8]| {
         let path = dir.join(name);
         std::fs::write(&path, bytes).unwrap();
         path.to_str().unwrap().to_string()
     };
-    let demo = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/demo.toml"),
-    )
-    .unwrap();
+    let demo = std::fs::read_to_string(scenario_path("demo.toml")).unwrap();
     let truncated = write("truncated.toml", &demo.as_bytes()[..demo.len() / 2]);
     let empty = write("empty.toml", b"");
     let garbage = write("garbage.toml", &[0xff, 0xfe, 0x00, 0x1e, 0x80]);
@@ -231,10 +227,4 @@ fn every_bad_flag_or_file_is_an_error() {
     for (args, expected) in cases {
         check(&args, &expected);
     }
-}
-
-fn tempdir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("vegas-bad-input-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

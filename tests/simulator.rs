@@ -4,13 +4,18 @@
 
 #![cfg(feature = "sim")]
 
-use std::process::Command;
-
-use quiche_vegas::sim::report::report;
 use quiche_vegas::sim::report::Report;
 use quiche_vegas::sim::run;
 use quiche_vegas::sim::RunOptions;
 use quiche_vegas::sim::Scenario;
+
+#[path = "support/sim.rs"]
+mod sim_support;
+
+use sim_support::from_toml;
+use sim_support::run_default;
+use sim_support::run_report;
+use sim_support::vegas_lab;
 
 /// A 10 Mbit/s, 20 ms one-way dumbbell with one flow; `extra` in TOML.
 fn scenario(extra_flows: &str, bottleneck_extra: &str, sets: &[&str]) -> Scenario {
@@ -26,17 +31,11 @@ buffer_pkts = 100
 {extra_flows}
 "#
     );
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    Scenario::from_toml(&text, "test", &sets).expect("valid test scenario")
+    from_toml(&text, "test", sets)
 }
 
 fn one_flow(algorithm: &str, what: &str) -> String {
     format!("[[flows]]\nalgorithm = \"{algorithm}\"\n{what}\n")
-}
-
-fn run_report(s: &Scenario) -> Report {
-    let r = run(s, RunOptions::default()).expect("runs");
-    report(s, &r, 0.0)
 }
 
 fn json_without_wall_time(r: &Report) -> String {
@@ -133,7 +132,7 @@ fn a_trace_driven_bottleneck_delivers_what_its_trace_offers() {
         path.display(),
         one_flow("cubic", "duration = \"20s\"")
     );
-    let s = Scenario::from_toml(&text, "trace", &[]).unwrap();
+    let s = from_toml(&text, "trace", &[]);
     let r = run_report(&s);
     let link = &r.links[0];
     let used = link
@@ -188,7 +187,7 @@ fn receiver_ack_policy_thins_the_ack_stream() {
             "",
             &[&format!("receiver.ack_every_pkts={n}")],
         );
-        let r = run(&s, RunOptions::default()).unwrap();
+        let r = run_default(&s);
         let reverse = &r.links[1].2;
         acks.push(reverse.enqueued_pkts);
         assert_eq!(r.flows[0].bytes_delivered, 2_000_000);
@@ -207,7 +206,7 @@ fn a_route_change_moves_the_rtt() {
         "duration = \"10s\"\naccess = { changes = [ { at = \"5s\", delay = \"40ms\" } ] }",
     );
     let s = scenario(&flows, "", &[]);
-    let r = run(&s, RunOptions::default()).unwrap();
+    let r = run_default(&s);
     let f = &r.flows[0];
     // RTT samples before the change start near 40 ms; after it the path is
     // 80 ms longer (40 ms each way).
@@ -271,16 +270,9 @@ fn queue_logs_and_qlogs_are_written() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn vegas_lab(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_vegas-lab"))
-        .args(args)
-        .output()
-        .expect("vegas-lab runs")
-}
-
 #[test]
 fn cli_json_contract() {
-    let out = vegas_lab(&[
+    let out = vegas_lab([
         "run",
         "demo",
         "--json",
@@ -342,20 +334,20 @@ fn cli_json_contract() {
 
 #[test]
 fn cli_rejects_bad_input_before_running() {
-    let out = vegas_lab(&["run", "demo", "--set", "flows.3.algorithm=vegas"]);
+    let out = vegas_lab(["run", "demo", "--set", "flows.3.algorithm=vegas"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("flows") && err.contains('3'), "{err}");
-    let out = vegas_lab(&["run", "demo", "--set", "bottleneck.rate=-1Mbit/s"]);
+    let out = vegas_lab(["run", "demo", "--set", "bottleneck.rate=-1Mbit/s"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && err.contains("bottleneck.rate"),
         "{err}"
     );
-    let out = vegas_lab(&["run", "no-such-scenario"]);
+    let out = vegas_lab(["run", "no-such-scenario"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("demo"), "{err}");
-    let out = vegas_lab(&["list"]);
+    let out = vegas_lab(["list"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("demo"));
 }
 
@@ -392,7 +384,7 @@ fn probe_timeouts_and_loss_timers_are_counted_apart() {
         "changes = [{ at = \"1s\", loss = 1.0 }, { at = \"2s\", loss = 0.0 }]",
         &[],
     );
-    let r = run(&blackhole, RunOptions::default()).expect("runs");
+    let r = run_default(&blackhole);
     let flow = &r.flows[0];
     let controller_ptos = flow.trace.as_ref().expect("vegas-cc trace").pto_events;
     assert!(flow.pto_count >= 2, "{flow:?}");
@@ -404,7 +396,7 @@ fn probe_timeouts_and_loss_timers_are_counted_apart() {
         "",
         &["bottleneck.buffer_pkts=10"],
     );
-    let r = run(&drops, RunOptions::default()).expect("runs");
+    let r = run_default(&drops);
     let flow = &r.flows[0];
     assert!(flow.loss_timer_count > 0, "{flow:?}");
     assert_eq!(flow.pto_count, 0, "{flow:?}");

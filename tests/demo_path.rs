@@ -1,16 +1,19 @@
-//! Foundation: Vegas and NewReno from vegas-cc drive real quiche connections
+//! The demo path: Vegas and NewReno from vegas-cc drive real quiche connections
 //! over the virtual-time bottleneck of the demo (the Vegas paper's Fig. 6).
 
 #![cfg(feature = "sim")]
 
 use quiche_vegas::sim::demo;
-use quiche_vegas::sim::run;
-use quiche_vegas::sim::RunOptions;
 use quiche_vegas::sim::SimResult;
 use quiche_vegas::vegas_cc::events::Action;
 use quiche_vegas::vegas_cc::ControllerEvent;
 use quiche_vegas::vegas_cc::Phase;
 use quiche_vegas::Algorithm;
+
+#[path = "support/sim.rs"]
+mod sim_support;
+
+use sim_support::run_default;
 
 /// 1 MB, 200 KB/s, 1200-byte datagrams: the demo scenario's numbers.
 const TRANSFER_BYTES: u64 = 1_000_000;
@@ -19,7 +22,7 @@ const MAX_DATAGRAM_SIZE: usize = 1200;
 
 fn run_demo(algorithm: Algorithm, seed: u64) -> SimResult {
     let scenario = demo::scenario(algorithm, seed).expect("demo scenario loads");
-    run(&scenario, RunOptions::default()).expect("simulation runs")
+    run_default(&scenario)
 }
 
 fn mean_queue(r: &SimResult) -> f64 {
