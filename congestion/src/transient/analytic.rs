@@ -469,7 +469,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_table_2_vegas_windows() {
+    fn gallop_vegas_table_2_vegas_windows() {
         let windows = [2.0, 2.0, 4.0, 4.0, 8.0, 8.0, 16.0, 16.0, 32.0, 32.0, 64.0];
         let increases = [0.0, 2.0, 0.0, 4.0, 0.0, 8.0, 0.0, 16.0, 0.0, 32.0, 0.0];
         for i in 0..=10u32 {
@@ -479,7 +479,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_table_3_gallop_windows() {
+    fn gallop_vegas_table_3_gallop_windows() {
         let windows = [2.0, 2.0, 3.0, 5.0, 8.0, 12.0, 17.0, 23.0, 30.0, 38.0, 47.0];
         for i in 0..=10u32 {
             assert_eq!(gallop_rtt_window_pkts(i), windows[i as usize], "W_{i}");
@@ -492,7 +492,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_example_1_vegas() {
+    fn gallop_vegas_example_1_vegas() {
         // mu = 6250 pkt/s, d = 0.1 s: W_l >= 50.502 (eq. 5), W_l = 64 at the
         // 10th RTT, available bandwidth at the 579th RTT (eq. 6).
         let bound = critical_window_pkts(1.0, 6250.0, 0.1, SlowStartRtt::RoundAverage).unwrap();
@@ -512,7 +512,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_example_2_vegas() {
+    fn gallop_vegas_example_2_vegas() {
         // mu = 3125 pkt/s, d = 0.05 s: W_l = 32 at the 8th RTT, 136 RTTs,
         // with the 156-packet available window the example prints
         // (interpretation 4); mu d = 156.25 gives 137.
@@ -535,7 +535,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_gallop_windows_at_printed_conspicuous_rtts() {
+    fn gallop_vegas_gallop_windows_at_printed_conspicuous_rtts() {
         // Example 1: W_17 = 138; example 2: W_9 = 38 (eq. 7).
         assert_eq!(gallop_rtt_window_pkts(17), 138.0);
         assert_eq!(gallop_rtt_window_pkts(9), 38.0);
@@ -544,7 +544,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_gallop_conspicuous_rtt_not_as_printed() {
+    fn gallop_vegas_gallop_conspicuous_rtt_not_as_printed() {
         // Interpretation 5. The paper prints k >= ceil(16.242) = 17 for
         // mu d = 625 and k = 9 for mu d = 156.25; eq. 13's cubic gives
         // 14.199 -> 15 and 9.154 -> 10. These pin this module's values.
@@ -583,7 +583,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_eq_17_18_halving_sums() {
+    fn gallop_vegas_eq_17_18_halving_sums() {
         // k = 17: ceil(lg 17) = 5 terms, 1 + 1/2 + 1/4 + 1/8 + 1/16.
         assert_eq!(gallop_halving_rtts(17), Ok(17.0 * 1.9375));
         assert_eq!(gallop_halving_growth_pkts(17), Ok(0.75 * 289.0 * 1.9375));
@@ -594,7 +594,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_eq_19_not_as_printed() {
+    fn gallop_vegas_eq_19_not_as_printed() {
         // Interpretation 5: with the printed k, eq. 19 gives 121 RTTs for
         // example 1 (paper: 108) and 34 for example 2 (paper: 26). Pinned.
         assert_eq!(gallop_rtts_to_bandwidth(17, 628.0), Ok(121.0));

@@ -31,7 +31,7 @@ fn exit_cause(events: &[ControllerEvent]) -> Option<SlowStartExitCause> {
 /// ... and z_i = i; incr = i + 1 after RTT i; every RTT is a growing
 /// one (no held rounds).
 #[test]
-fn seed002_table3_gallop_replay() {
+fn gallop_vegas_table_3_gallop_replay() {
     let mut h = Harness::vegas(VegasConfig::paper().with_gallop());
     assert_eq!(h.cc.name(), "gallop-vegas");
     let mut windows = Vec::new();

@@ -209,7 +209,7 @@ fn every_round_growth_stops_within_the_round_once_its_samples_show_a_queue() {
 /// Diff stays below gamma: W_i = 2, 2, 4, 4, 8, 8, ... and the increase
 /// z_i = 0, 2, 0, 4, 0, 8, ...
 #[test]
-fn seed002_table2_slow_start_replay() {
+fn gallop_vegas_table_2_slow_start_replay() {
     let mut h = Harness::vegas(VegasConfig::paper());
     let mut windows = Vec::new();
     let mut actions = Vec::new();
