@@ -53,7 +53,7 @@ impl Vegas {
             if probe.rounds_left == 0 {
                 let probe = *probe;
                 self.probe = None;
-                self.skip_delivery_rounds = 1;
+                self.pacing_cap.skip_next_round();
                 self.window.cwnd_bytes = self.window.cwnd_bytes.max(probe.restore_cwnd_bytes);
                 // With the flow's own queue drained, an RTT still more than
                 // beta packets above BaseRTT is not a queue it can drain:

@@ -186,6 +186,9 @@ use coexist::RoundObservation;
 use coexist::SwitchEvidence;
 pub use config::*;
 use drain::BaseRttProbe;
+use pacing::CapRound;
+use pacing::PacingCap;
+use pacing::RateInputs;
 use paper::SlowStartRound;
 
 /// Expected, Actual and Diff of one round (III-B).
@@ -271,15 +274,8 @@ pub struct Vegas {
     /// The window before the first of them: what a route check that finds
     /// a longer path gives back ([`drain`]).
     decrease_streak_start_cwnd_bytes: usize,
-    /// Actual of the latest congestion-avoidance rounds, oldest first
-    /// ([`VegasConfig::pacing_headroom_pkts`]).
-    recent_delivery: [Option<f64>; PACING_CAP_ROUNDS],
-    /// The pacing ceiling they give; None: no cap in force.
-    pacing_cap_bytes_per_sec: Option<f64>,
-    /// Rounds whose Actual the pacing cap skips: after a drain's or
-    /// recovery's round the next one was sent under that phase's window
-    /// changes; after slow start the next two ([`POST_SLOW_START_SKIPPED_ROUNDS`]).
-    skip_delivery_rounds: u32,
+    /// The pacing ceiling in congestion avoidance ([`pacing`]).
+    pacing_cap: PacingCap,
     /// Coexistence with buffer-filling flows ([`coexist`]).
     coexist: Coexistence,
     events: EventQueue,
@@ -324,9 +320,7 @@ impl Vegas {
             last_probe: None,
             decrease_streak: 0,
             decrease_streak_start_cwnd_bytes: 0,
-            recent_delivery: [None; PACING_CAP_ROUNDS],
-            pacing_cap_bytes_per_sec: None,
-            skip_delivery_rounds: 0,
+            pacing_cap: PacingCap::new(config.pacing_headroom_pkts, config.slow_start_growth),
             coexist: Coexistence::default(),
             events: EventQueue::default(),
         })
@@ -421,7 +415,7 @@ impl Vegas {
         // in use (it is paced below the window on purpose).
         if !round.usable && self.probe.is_none() {
             // The window was not in use: nothing to learn, nothing decided.
-            self.clear_pacing_cap();
+            self.pacing_cap.clear();
             if self.in_slow_start() {
                 match &mut self.slow_start {
                     SlowStart::Vegas(round) => *round = SlowStartRound::Hold,
@@ -461,7 +455,17 @@ impl Vegas {
         } else {
             self.congestion_avoidance_round(now, &diff)
         };
-        self.update_pacing_cap(round, round_rtt, phase, action, diff.diff_pkts);
+        self.pacing_cap.on_round(&CapRound {
+            round,
+            round_rtt,
+            phase,
+            action,
+            diff_pkts: diff.diff_pkts,
+            alpha_pkts: self.alpha_pkts,
+            beta_pkts: self.beta_pkts,
+            cwnd_bytes: self.window.cwnd_bytes,
+            max_datagram_size: self.window.max_datagram_size,
+        });
         if action == Action::Decrease {
             if self.decrease_streak == 0 {
                 self.decrease_streak_start_cwnd_bytes = self.round_start_cwnd_bytes;
@@ -551,7 +555,7 @@ impl Vegas {
         self.round_start_cwnd_bytes = self.window.cwnd_bytes;
         self.probe = None;
         self.decrease_streak = 0;
-        self.clear_pacing_cap();
+        self.pacing_cap.clear();
         self.record_mode_change(now, CoexistMode::Competitive, evidence, before);
     }
 
@@ -600,8 +604,8 @@ impl Vegas {
                 self.sampler.reset_base_rtt(now, base_rtt);
                 self.last_probe = Some(now);
                 self.decrease_streak = 0;
-                self.clear_pacing_cap();
-                self.skip_delivery_rounds = 1;
+                self.pacing_cap.clear();
+                self.pacing_cap.skip_next_round();
                 if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
                     vegas_a.forget_actual();
                 }
@@ -766,7 +770,23 @@ impl Controller for Vegas {
     }
 
     fn pacing_rate_bytes_per_sec(&self, smoothed_rtt: Duration) -> Option<u64> {
-        self.pacing_rate(smoothed_rtt)
+        let gain = self.config.pacing_gain?;
+        pacing::pacing_rate(
+            smoothed_rtt,
+            &RateInputs {
+                gain,
+                competitive: self.coexist.mode() == CoexistMode::Competitive
+                    && !self.coexist.testing(),
+                cwnd_bytes: self.window.cwnd_bytes,
+                max_datagram_size: self.window.max_datagram_size,
+                credit_cycle: self.sampler.credit_cycle(),
+                pacing_period: self.config.pacing_period,
+                in_slow_start: self.in_slow_start(),
+                cap_bytes_per_sec: self.pacing_cap.cap_bytes_per_sec(),
+                in_congestion_avoidance: self.phase() == Phase::CongestionAvoidance,
+                drain_bytes_per_sec: self.probe.and_then(|p| p.pacing_bytes_per_sec),
+            },
+        )
     }
 
     fn phase(&self) -> Phase {

@@ -56,13 +56,13 @@ fn a_capped_drain_is_paced_below_actual_and_ends_with_an_unused_window() {
     assert!(after > drain_rate + MDS as f64, "{after} vs {drain_rate}");
     // The next round was still sent at the drain's pace: its small
     // Actual does not pull the cap down; the one after counts again.
-    let before_drain = h.cc.recent_delivery;
+    let before_drain = h.cc.pacing_cap.recent_delivery();
     h.drain_events();
     h.round(BASE_RTT);
     assert_eq!(h.last_round().action, Action::Increase);
-    assert_eq!(h.cc.recent_delivery, before_drain);
+    assert_eq!(h.cc.pacing_cap.recent_delivery(), before_drain);
     h.round(BASE_RTT);
-    assert_ne!(h.cc.recent_delivery, before_drain);
+    assert_ne!(h.cc.pacing_cap.recent_delivery(), before_drain);
 }
 
 #[test]

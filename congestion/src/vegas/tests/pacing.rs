@@ -117,7 +117,7 @@ fn a_queue_beyond_beta_plus_one_lowers_the_cap_below_actual() {
     // the cap does not fall below where it was. The window (20 packets
     // over a 100 ms round) is more than STALE_WINDOW_RATIO times what
     // the rounds carried, so the cap does not move toward it either.
-    let previous = h.cc.pacing_cap_bytes_per_sec.unwrap();
+    let previous = h.cc.pacing_cap.cap_bytes_per_sec().unwrap();
     h.round(100 * MS);
     let d2 = h.last_round();
     let mean_actual = (d[1].actual_bytes_per_sec + d2.actual_bytes_per_sec) / 2.0;
@@ -129,6 +129,6 @@ fn a_queue_beyond_beta_plus_one_lowers_the_cap_below_actual() {
     );
     let window_rate = d2.cwnd_after_bytes as f64 / round_secs;
     assert!(window_rate > STALE_WINDOW_RATIO * mean_actual);
-    let capped = h.cc.pacing_cap_bytes_per_sec.unwrap();
+    let capped = h.cc.pacing_cap.cap_bytes_per_sec().unwrap();
     assert!((capped - previous).abs() <= 1.0, "{capped} vs {previous}");
 }
