@@ -1,8 +1,14 @@
 //! BaseRTT drains and the route-change check: how a windowed BaseRTT
 //! stays the path's propagation delay (not in the paper, whose BaseRTT is
-//! the minimum ever seen).
+//! the minimum ever seen). [`BaseRttDrain`] owns the drain's state and
+//! tells the controller what to do with the window; the controller applies
+//! it (`Vegas::drain_round`).
 
-use super::*;
+use std::time::Duration;
+use std::time::Instant;
+
+use super::RoundDiff;
+use crate::events::Action;
 
 /// A drain of the flow's own queue for a windowed BaseRTT.
 ///
@@ -22,7 +28,7 @@ pub(super) struct BaseRttProbe {
     pub(super) rounds_left: u8,
     /// Smallest round RTT seen during the drain.
     pub(super) min_round_rtt: Duration,
-    /// With a pacing cap ([`VegasConfig::pacing_headroom_pkts`]): the
+    /// With a pacing cap ([`super::VegasConfig::pacing_headroom_pkts`]): the
     /// drain is paced at Actual less the drained bytes per round RTT (at
     /// least one packet per round), so it empties the queue even while
     /// the cap, not the window, set the sending rate.
@@ -36,91 +42,165 @@ pub(super) struct BaseRttProbe {
     pub(super) window_before_decreases_bytes: Option<usize>,
 }
 
-impl Vegas {
-    /// Starts, continues or ends a BaseRTT drain ([`BaseRttProbe`]) at the
-    /// end of a congestion-avoidance round; true when the round belongs to
-    /// the drain (no Vegas decision is made on it).
-    pub(super) fn base_rtt_probe_round(
+/// What the drain makes of a congestion-avoidance round.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum DrainRound {
+    /// No drain: the round gets a Vegas decision.
+    Decide,
+    /// A round of the drain in progress: no decision.
+    Draining,
+    /// A drain starts: the window drops to `cwnd_bytes` for two rounds.
+    Started { cwnd_bytes: usize },
+    /// The drain's last round: the window comes back, and the drain's
+    /// RTTs judge BaseRTT ([`BaseRttProbe::queue_left_pkts`]).
+    Ended(BaseRttProbe),
+}
+
+/// What the controller knows when the drain looks at a round.
+pub(super) struct DrainInputs {
+    /// The windowed BaseRTT's window; None: a lifetime BaseRTT (no drains).
+    pub(super) base_rtt_window: Option<Duration>,
+    /// How long ago the BaseRTT sample was taken.
+    pub(super) base_rtt_age: Option<Duration>,
+    pub(super) in_slow_start: bool,
+    /// [`super::VegasConfig::probe_base_rtt`]: periodic drains.
+    pub(super) periodic_drains: bool,
+    /// [`super::VegasConfig::route_change_rounds`]: decreases in a row that
+    /// start a route check (0: never).
+    pub(super) route_change_rounds: u32,
+    /// Drains are paced ([`super::VegasConfig::pacing_headroom_pkts`] set).
+    pub(super) paced: bool,
+    pub(super) cwnd_bytes: usize,
+    pub(super) min_window_bytes: usize,
+    pub(super) max_datagram_size: usize,
+}
+
+/// The BaseRTT drains and the route-change check, with their state.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct BaseRttDrain {
+    /// The drain in progress, if any.
+    probe: Option<BaseRttProbe>,
+    /// When the last drain started (or competitive mode handed back).
+    last_probe: Option<Instant>,
+    /// Consecutive congestion-avoidance decreases.
+    decrease_streak: u32,
+    /// The window before the first of them: what a route check that finds
+    /// a longer path gives back.
+    decrease_streak_start_cwnd_bytes: usize,
+}
+
+impl BaseRttProbe {
+    /// The queue the drain still saw, in packets: its smallest round RTT
+    /// above `base_rtt`, counted at the rate before the drain (the drained
+    /// rounds send less on purpose; with `fair_share` the decreases before
+    /// the drain already halved the window) or at `actual_bytes_per_sec`
+    /// if higher.
+    pub(super) fn queue_left_pkts(
+        &self,
+        actual_bytes_per_sec: f64,
+        base_rtt: Duration,
+        max_datagram_size: usize,
+    ) -> f64 {
+        actual_bytes_per_sec.max(self.actual_before_bytes_per_sec)
+            * self.min_round_rtt.saturating_sub(base_rtt).as_secs_f64()
+            / max_datagram_size as f64
+    }
+}
+
+impl BaseRttDrain {
+    /// A drain is in progress.
+    pub(super) fn in_progress(&self) -> bool {
+        self.probe.is_some()
+    }
+
+    /// The drain's own pace, if one is in progress.
+    pub(super) fn pacing_bytes_per_sec(&self) -> Option<f64> {
+        self.probe.and_then(|p| p.pacing_bytes_per_sec)
+    }
+
+    /// A loss, PTO or persistent congestion ends a drain: the reduced
+    /// window is not restored.
+    pub(super) fn abandon(&mut self) {
+        self.probe = None;
+    }
+
+    /// Competitive mode starts: no drain, no streak.
+    pub(super) fn stop(&mut self) {
+        self.probe = None;
+        self.decrease_streak = 0;
+    }
+
+    /// Competitive mode handed back with a fresh BaseRTT at `now`: it
+    /// counts as a drain.
+    pub(super) fn drained_at(&mut self, now: Instant) {
+        self.last_probe = Some(now);
+        self.decrease_streak = 0;
+    }
+
+    /// The path changed: forget the drains.
+    pub(super) fn reset(&mut self) {
+        self.probe = None;
+        self.last_probe = None;
+        self.decrease_streak = 0;
+    }
+
+    /// A decided round's action: decreases in a row start a route check;
+    /// `round_start_cwnd_bytes` is the window the round started with.
+    pub(super) fn on_decision(&mut self, action: Action, round_start_cwnd_bytes: usize) {
+        if action == Action::Decrease {
+            if self.decrease_streak == 0 {
+                self.decrease_streak_start_cwnd_bytes = round_start_cwnd_bytes;
+            }
+            self.decrease_streak += 1;
+        } else {
+            self.decrease_streak = 0;
+        }
+    }
+
+    /// Starts, continues or ends a drain ([`BaseRttProbe`]) at the end of
+    /// a congestion-avoidance round.
+    pub(super) fn on_round(
         &mut self,
         now: Instant,
-        round: &RoundSample,
         round_rtt: Duration,
         diff: &RoundDiff,
-    ) -> bool {
+        i: &DrainInputs,
+    ) -> DrainRound {
         if let Some(probe) = &mut self.probe {
             probe.rounds_left -= 1;
             probe.min_round_rtt = probe.min_round_rtt.min(round_rtt);
             if probe.rounds_left == 0 {
                 let probe = *probe;
                 self.probe = None;
-                self.pacing_cap.skip_next_round();
-                self.window.cwnd_bytes = self.window.cwnd_bytes.max(probe.restore_cwnd_bytes);
-                // With the flow's own queue drained, an RTT still more than
-                // beta packets above BaseRTT is not a queue it can drain:
-                // the path got longer, BaseRTT is stale. The packets are
-                // counted at the rate before the drain (the drained rounds
-                // send less on purpose; with `fair_share` the decreases
-                // before the drain already halved the window).
-                let queue_pkts = diff
-                    .actual_bytes_per_sec
-                    .max(probe.actual_before_bytes_per_sec)
-                    * probe
-                        .min_round_rtt
-                        .saturating_sub(round.base_rtt)
-                        .as_secs_f64()
-                    / self.window.max_datagram_size as f64;
-                if queue_pkts > self.beta_pkts {
-                    self.sampler.reset_base_rtt(now, probe.min_round_rtt);
-                    if let Some(before) = probe.window_before_decreases_bytes {
-                        self.window.cwnd_bytes = self.window.cwnd_bytes.max(before);
-                    }
-                } else if queue_pkts <= (self.alpha_pkts + self.beta_pkts) / 2.0 {
-                    // What is left is no more than the middle of the band at
-                    // our rate: other family flows' queue (each holds about
-                    // that much, [`super::fair_share`]), which one flow's
-                    // drain cannot empty. The drain confirms BaseRTT: kept
-                    // as measured now, so the windowed minimum does not
-                    // slide up to include that queue, flow after flow (ten
-                    // flows: 40.1 -> 43.3 ms in 30 s, the queue 17 -> 50
-                    // packets). A path longer by less than that is missed:
-                    // the flow then keeps less than the middle queued, never
-                    // less than the pipe.
-                    if let Some(base_rtt) = self.sampler.base_rtt() {
-                        self.sampler.reset_base_rtt(now, base_rtt);
-                    }
-                }
                 self.decrease_streak = 0;
+                return DrainRound::Ended(probe);
             }
-            return true;
+            return DrainRound::Draining;
         }
-        let BaseRttMode::Windowed { window } = self.config.sampler.base_rtt else {
-            return false;
+        let Some(window) = i.base_rtt_window else {
+            return DrainRound::Decide;
         };
-        if self.in_slow_start() {
-            return false;
+        if i.in_slow_start {
+            return DrainRound::Decide;
         }
-        let periodic = self.config.probe_base_rtt
-            && self
-                .sampler
-                .base_rtt_age(now)
-                .is_some_and(|age| age >= window / 2)
+        let periodic = i.periodic_drains
+            && i.base_rtt_age.is_some_and(|age| age >= window / 2)
             && self
                 .last_probe
                 .is_none_or(|t| now.saturating_duration_since(t) >= window / 2);
         // A drain that found the flow's own queue (after a slow-start
         // overshoot Vegas decreases for many rounds) is not repeated for a
         // quarter window.
-        let route_check = self.config.route_change_rounds > 0
-            && self.decrease_streak >= self.config.route_change_rounds
+        let route_check = i.route_change_rounds > 0
+            && self.decrease_streak >= i.route_change_rounds
             && self
                 .last_probe
                 .is_none_or(|t| now.saturating_duration_since(t) >= window / 4);
         if !periodic && !route_check {
-            return false;
+            return DrainRound::Decide;
         }
-        let drain_bytes = (diff.diff_pkts.ceil() as usize + 1) * self.window.max_datagram_size;
-        let min_bytes = self.window.min_window_bytes();
-        let before = self.window.cwnd_bytes;
+        let drain_bytes = (diff.diff_pkts.ceil() as usize + 1) * i.max_datagram_size;
+        let before = i.cwnd_bytes;
         self.probe = Some(BaseRttProbe {
             restore_cwnd_bytes: before,
             rounds_left: 2,
@@ -128,16 +208,16 @@ impl Vegas {
             actual_before_bytes_per_sec: diff.actual_bytes_per_sec,
             window_before_decreases_bytes: route_check
                 .then_some(self.decrease_streak_start_cwnd_bytes),
-            pacing_bytes_per_sec: self.config.pacing_headroom_pkts.map(|_| {
+            pacing_bytes_per_sec: i.paced.then(|| {
                 let round_secs = round_rtt.as_secs_f64();
                 let drained_bytes_per_sec = drain_bytes as f64 / round_secs;
-                let one_pkt_per_round = self.window.max_datagram_size as f64 / round_secs;
+                let one_pkt_per_round = i.max_datagram_size as f64 / round_secs;
                 (diff.actual_bytes_per_sec - drained_bytes_per_sec).max(one_pkt_per_round)
             }),
         });
         self.last_probe = Some(now);
-        self.window.cwnd_bytes = before.saturating_sub(drain_bytes).max(min_bytes);
-        self.record_reduction(now, ReductionCause::BaseRttProbe, before);
-        true
+        DrainRound::Started {
+            cwnd_bytes: before.saturating_sub(drain_bytes).max(i.min_window_bytes),
+        }
     }
 }

@@ -22,7 +22,7 @@ impl Vegas {
     pub(super) fn mark_reduction(&mut self) {
         // A loss, PTO or persistent congestion ends a BaseRTT drain: the
         // reduced window is not restored.
-        self.probe = None;
+        self.drain.abandon();
         self.first_pkt_after_reduction = Some(self.next_pkt_num());
         self.round_start_cwnd_bytes = self.window.cwnd_bytes;
         self.hold_next_slow_start_round();

@@ -185,7 +185,9 @@ pub use coexist::Coexistence;
 use coexist::RoundObservation;
 use coexist::SwitchEvidence;
 pub use config::*;
-use drain::BaseRttProbe;
+use drain::BaseRttDrain;
+use drain::DrainInputs;
+use drain::DrainRound;
 use pacing::CapRound;
 use pacing::PacingCap;
 use pacing::RateInputs;
@@ -266,14 +268,8 @@ pub struct Vegas {
     first_pkt_after_reduction: Option<u64>,
     /// Why the recovery in progress started; None: not in recovery.
     recovery_cause: Option<ReductionCause>,
-    /// The BaseRTT drain in progress, if any.
-    probe: Option<BaseRttProbe>,
-    last_probe: Option<Instant>,
-    /// Consecutive congestion-avoidance decreases.
-    decrease_streak: u32,
-    /// The window before the first of them: what a route check that finds
-    /// a longer path gives back ([`drain`]).
-    decrease_streak_start_cwnd_bytes: usize,
+    /// BaseRTT drains and the route-change check ([`drain`]).
+    drain: BaseRttDrain,
     /// The pacing ceiling in congestion avoidance ([`pacing`]).
     pacing_cap: PacingCap,
     /// Coexistence with buffer-filling flows ([`coexist`]).
@@ -316,10 +312,7 @@ impl Vegas {
             largest_sent_pkt_num: None,
             first_pkt_after_reduction: None,
             recovery_cause: None,
-            probe: None,
-            last_probe: None,
-            decrease_streak: 0,
-            decrease_streak_start_cwnd_bytes: 0,
+            drain: BaseRttDrain::default(),
             pacing_cap: PacingCap::new(config.pacing_headroom_pkts, config.slow_start_growth),
             coexist: Coexistence::default(),
             events: EventQueue::default(),
@@ -391,7 +384,7 @@ impl Vegas {
     fn in_slow_start(&self) -> bool {
         // A BaseRTT drain lowers the window below ssthresh for two rounds
         // only; that is not slow start.
-        self.probe.is_none() && self.window.below_ssthresh()
+        !self.drain.in_progress() && self.window.below_ssthresh()
     }
 
     /// The paper's slow start measures in its next round (III-C); Gallop
@@ -406,6 +399,74 @@ impl Vegas {
         self.largest_sent_pkt_num.map_or(0, |n| n + 1)
     }
 
+    /// A congestion-avoidance round as the BaseRTT drain sees it; true
+    /// when the round belongs to a drain (no Vegas decision is made on it).
+    fn drain_round(
+        &mut self,
+        now: Instant,
+        round: &RoundSample,
+        round_rtt: Duration,
+        diff: &RoundDiff,
+    ) -> bool {
+        let inputs = DrainInputs {
+            base_rtt_window: match self.config.sampler.base_rtt {
+                BaseRttMode::Windowed { window } => Some(window),
+                BaseRttMode::Lifetime => None,
+            },
+            base_rtt_age: self.sampler.base_rtt_age(now),
+            in_slow_start: self.in_slow_start(),
+            periodic_drains: self.config.probe_base_rtt,
+            route_change_rounds: self.config.route_change_rounds,
+            paced: self.config.pacing_headroom_pkts.is_some(),
+            cwnd_bytes: self.window.cwnd_bytes,
+            min_window_bytes: self.window.min_window_bytes(),
+            max_datagram_size: self.window.max_datagram_size,
+        };
+        match self.drain.on_round(now, round_rtt, diff, &inputs) {
+            DrainRound::Decide => false,
+            DrainRound::Draining => true,
+            DrainRound::Started { cwnd_bytes } => {
+                let before = self.window.cwnd_bytes;
+                self.window.cwnd_bytes = cwnd_bytes;
+                self.record_reduction(now, ReductionCause::BaseRttProbe, before);
+                true
+            }
+            DrainRound::Ended(probe) => {
+                self.pacing_cap.skip_next_round();
+                self.window.cwnd_bytes = self.window.cwnd_bytes.max(probe.restore_cwnd_bytes);
+                // With the flow's own queue drained, an RTT still more than
+                // beta packets above BaseRTT is not a queue it can drain:
+                // the path got longer, BaseRTT is stale.
+                let queue_pkts = probe.queue_left_pkts(
+                    diff.actual_bytes_per_sec,
+                    round.base_rtt,
+                    self.window.max_datagram_size,
+                );
+                if queue_pkts > self.beta_pkts {
+                    self.sampler.reset_base_rtt(now, probe.min_round_rtt);
+                    if let Some(before) = probe.window_before_decreases_bytes {
+                        self.window.cwnd_bytes = self.window.cwnd_bytes.max(before);
+                    }
+                } else if queue_pkts <= (self.alpha_pkts + self.beta_pkts) / 2.0 {
+                    // What is left is no more than the middle of the band at
+                    // our rate: other family flows' queue (each holds about
+                    // that much, [`fair_share`]), which one flow's drain
+                    // cannot empty. The drain confirms BaseRTT: kept as
+                    // measured now, so the windowed minimum does not slide
+                    // up to include that queue, flow after flow (ten flows:
+                    // 40.1 -> 43.3 ms in 30 s, the queue 17 -> 50 packets).
+                    // A path longer by less than that is missed: the flow
+                    // then keeps less than the middle queued, never less
+                    // than the pipe.
+                    if let Some(base_rtt) = self.sampler.base_rtt() {
+                        self.sampler.reset_base_rtt(now, base_rtt);
+                    }
+                }
+                true
+            }
+        }
+    }
+
     /// Once per round: decide and record the decision.
     fn on_round_end(&mut self, now: Instant, round: &RoundSample) {
         if self.gallop_exit_pending() {
@@ -413,7 +474,7 @@ impl Vegas {
         }
         // A drain's rounds count whether or not the drained window was
         // in use (it is paced below the window on purpose).
-        if !round.usable && self.probe.is_none() {
+        if !round.usable && !self.drain.in_progress() {
             // The window was not in use: nothing to learn, nothing decided.
             self.pacing_cap.clear();
             if self.in_slow_start() {
@@ -448,7 +509,7 @@ impl Vegas {
             self.record_decision(now, round, round_rtt, &diff, action, judged);
             return;
         }
-        let action = if self.base_rtt_probe_round(now, round, round_rtt, &diff) {
+        let action = if self.drain_round(now, round, round_rtt, &diff) {
             Action::BaseRttProbe
         } else if self.in_slow_start() {
             self.slow_start_step(now, &diff)
@@ -466,14 +527,7 @@ impl Vegas {
             cwnd_bytes: self.window.cwnd_bytes,
             max_datagram_size: self.window.max_datagram_size,
         });
-        if action == Action::Decrease {
-            if self.decrease_streak == 0 {
-                self.decrease_streak_start_cwnd_bytes = self.round_start_cwnd_bytes;
-            }
-            self.decrease_streak += 1;
-        } else {
-            self.decrease_streak = 0;
-        }
+        self.drain.on_decision(action, self.round_start_cwnd_bytes);
         let cwnd_before_bytes = self.round_start_cwnd_bytes;
         self.record_decision(now, round, round_rtt, &diff, action, judged);
         if self.config.coexist && phase == Phase::CongestionAvoidance {
@@ -553,8 +607,7 @@ impl Vegas {
         self.window.cwnd_bytes = cwnd_bytes.max(before);
         self.window.ssthresh_bytes = self.window.ssthresh_bytes.min(self.window.cwnd_bytes);
         self.round_start_cwnd_bytes = self.window.cwnd_bytes;
-        self.probe = None;
-        self.decrease_streak = 0;
+        self.drain.stop();
         self.pacing_cap.clear();
         self.record_mode_change(now, CoexistMode::Competitive, evidence, before);
     }
@@ -602,8 +655,7 @@ impl Vegas {
                 let alpha_bytes = (self.alpha_pkts * self.window.max_datagram_size as f64) as usize;
                 self.lower_cwnd(cwnd_bytes + alpha_bytes);
                 self.sampler.reset_base_rtt(now, base_rtt);
-                self.last_probe = Some(now);
-                self.decrease_streak = 0;
+                self.drain.drained_at(now);
                 self.pacing_cap.clear();
                 self.pacing_cap.skip_next_round();
                 if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
@@ -721,9 +773,7 @@ impl Controller for Vegas {
         self.stop_competing(now, self.window.cwnd_bytes);
         self.sampler.on_path_change();
         self.queue_watch.clear();
-        self.probe = None;
-        self.last_probe = None;
-        self.decrease_streak = 0;
+        self.drain.reset();
         self.window.reset();
         let params_changed =
             self.alpha_pkts != self.start_alpha_pkts || self.beta_pkts != self.start_beta_pkts;
@@ -784,7 +834,7 @@ impl Controller for Vegas {
                 in_slow_start: self.in_slow_start(),
                 cap_bytes_per_sec: self.pacing_cap.cap_bytes_per_sec(),
                 in_congestion_avoidance: self.phase() == Phase::CongestionAvoidance,
-                drain_bytes_per_sec: self.probe.and_then(|p| p.pacing_bytes_per_sec),
+                drain_bytes_per_sec: self.drain.pacing_bytes_per_sec(),
             },
         )
     }

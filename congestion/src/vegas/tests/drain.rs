@@ -110,7 +110,7 @@ fn a_drain_that_finds_only_other_flows_queue_keeps_base_rtt() {
     let mut drains = 0;
     for _ in 0..60 {
         // 6.6 s: more than three BaseRTT windows.
-        let rtt = if h.cc.probe.is_some() {
+        let rtt = if h.cc.drain.in_progress() {
             others_rtt
         } else {
             queued_rtt
