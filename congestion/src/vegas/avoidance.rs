@@ -52,8 +52,8 @@ impl Vegas {
             self.apply_avoidance_step(now, step.window, diff, alpha_pkts, beta_pkts);
         }
         if step.params_changed {
-            self.alpha_pkts = step.alpha_pkts;
-            self.beta_pkts = step.beta_pkts;
+            self.band.alpha_pkts = step.alpha_pkts;
+            self.band.beta_pkts = step.beta_pkts;
             self.record_params_changed(now);
         }
         step.window
@@ -66,7 +66,7 @@ impl Vegas {
         let Some(rate_pkts_per_sec) = self.config.gamma_rate_pkts_per_sec else {
             return;
         };
-        if self.gamma_choice.is_some() && !self.in_slow_start() {
+        if self.band.gamma_choice.is_some() && !self.in_slow_start() {
             return;
         }
         // Vanichpun & Feng section IV-B: the slow-start windows W_i "can be
@@ -88,11 +88,11 @@ impl Vegas {
             self.config.gamma_approach,
             rate_pkts_per_sec,
             base_rtt.as_secs_f64(),
-            self.alpha_pkts,
+            self.band.alpha_pkts,
             schedule,
         ) {
-            self.gamma_pkts = choice.gamma_pkts;
-            self.gamma_choice = Some(choice);
+            self.band.gamma_pkts = choice.gamma_pkts;
+            self.band.gamma_choice = Some(choice);
         }
     }
 
@@ -100,8 +100,9 @@ impl Vegas {
     /// above beta, unchanged in between (with `fair_share`, toward the
     /// band's middle: [`fair_share`]).
     pub(super) fn congestion_avoidance_step(&mut self, now: Instant, diff: &RoundDiff) -> Action {
-        let action = paper::avoidance_step(diff.diff_pkts, self.alpha_pkts, self.beta_pkts);
-        self.apply_avoidance_step(now, action, diff, self.alpha_pkts, self.beta_pkts);
+        let action =
+            paper::avoidance_step(diff.diff_pkts, self.band.alpha_pkts, self.band.beta_pkts);
+        self.apply_avoidance_step(now, action, diff, self.band.alpha_pkts, self.band.beta_pkts);
         action
     }
 

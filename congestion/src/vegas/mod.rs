@@ -237,6 +237,21 @@ struct Judged {
     beta_pkts: f64,
 }
 
+/// Vegas's thresholds in packets: alpha and beta (Brakmo & Peterson
+/// III-B) as they are now and as they started (Vegas-A moves them; a path
+/// change puts them back), gamma (III-C) and Vanichpun & Feng's choice of
+/// it, once made.
+#[derive(Clone, Copy, Debug)]
+struct Band {
+    alpha_pkts: f64,
+    beta_pkts: f64,
+    gamma_pkts: f64,
+    /// alpha/beta at the start ([`VegasConfig::alpha_beta_pkts`]).
+    start_alpha_pkts: f64,
+    start_beta_pkts: f64,
+    gamma_choice: Option<GammaChoice>,
+}
+
 /// TCP Vegas and its family (module documentation).
 #[derive(Clone, Debug)]
 pub struct Vegas {
@@ -244,21 +259,14 @@ pub struct Vegas {
     sampler: RoundSampler,
     /// cwnd, ssthresh and the datagram size (RFC 9002 section 7).
     window: Window,
-    /// Thresholds in force (from the config; variants may adapt them).
-    alpha_pkts: f64,
-    beta_pkts: f64,
-    gamma_pkts: f64,
-    /// alpha/beta at the start ([`VegasConfig::alpha_beta_pkts`]).
-    start_alpha_pkts: f64,
-    start_beta_pkts: f64,
+    /// alpha, beta and gamma in force, and where they started.
+    band: Band,
     /// Slow start: the paper's rounds or Gallop-Vegas's ([`SlowStartKind`]).
     slow_start: SlowStart,
     /// Every-round slow start's stop within a round ([`queue_watch`]).
     queue_watch: QueueWatch,
     /// Congestion avoidance: fixed alpha/beta or Vegas-A's ([`AvoidanceKind`]).
     avoidance: Avoidance,
-    /// Vanichpun & Feng's gamma choice, once made.
-    gamma_choice: Option<GammaChoice>,
     /// The window when the round in progress started: Expected's
     /// WindowSize, and the base of the slow-start doubling.
     round_start_cwnd_bytes: usize,
@@ -288,11 +296,14 @@ impl Vegas {
             config,
             sampler: RoundSampler::new(config.sampler, config.max_datagram_size)?,
             window,
-            alpha_pkts,
-            beta_pkts,
-            gamma_pkts: config.gamma_pkts,
-            start_alpha_pkts: alpha_pkts,
-            start_beta_pkts: beta_pkts,
+            band: Band {
+                alpha_pkts,
+                beta_pkts,
+                gamma_pkts: config.gamma_pkts,
+                start_alpha_pkts: alpha_pkts,
+                start_beta_pkts: beta_pkts,
+                gamma_choice: None,
+            },
             slow_start: match config.slow_start {
                 SlowStartKind::Vegas => SlowStart::Vegas(SlowStartRound::Hold),
                 SlowStartKind::Gallop => {
@@ -307,7 +318,6 @@ impl Vegas {
                         .with_trend_resolution(config.trend_resolution_pkts),
                 ),
             },
-            gamma_choice: None,
             round_start_cwnd_bytes: cwnd_bytes,
             largest_sent_pkt_num: None,
             first_pkt_after_reduction: None,
@@ -336,24 +346,24 @@ impl Vegas {
 
     /// alpha in force (packets): fixed, compat or adapted by Vegas-A.
     pub fn alpha_pkts(&self) -> f64 {
-        self.alpha_pkts
+        self.band.alpha_pkts
     }
 
     /// beta in force (packets).
     pub fn beta_pkts(&self) -> f64 {
-        self.beta_pkts
+        self.band.beta_pkts
     }
 
     /// gamma in force (packets): `gamma_pkts`, or Vanichpun & Feng's choice once
     /// made.
     pub fn gamma_pkts(&self) -> f64 {
-        self.gamma_pkts
+        self.band.gamma_pkts
     }
 
     /// Vanichpun & Feng's gamma choice (eq. 14 / 15), once BaseRTT is known; None
     /// without `gamma_rate_pkts_per_sec`.
     pub fn gamma_choice(&self) -> Option<&GammaChoice> {
-        self.gamma_choice.as_ref()
+        self.band.gamma_choice.as_ref()
     }
 
     /// Vegas-A state, with Vegas-A congestion avoidance.
@@ -442,12 +452,12 @@ impl Vegas {
                     round.base_rtt,
                     self.window.max_datagram_size,
                 );
-                if queue_pkts > self.beta_pkts {
+                if queue_pkts > self.band.beta_pkts {
                     self.sampler.reset_base_rtt(now, probe.min_round_rtt);
                     if let Some(before) = probe.window_before_decreases_bytes {
                         self.window.cwnd_bytes = self.window.cwnd_bytes.max(before);
                     }
-                } else if queue_pkts <= (self.alpha_pkts + self.beta_pkts) / 2.0 {
+                } else if queue_pkts <= (self.band.alpha_pkts + self.band.beta_pkts) / 2.0 {
                     // What is left is no more than the middle of the band at
                     // our rate: other family flows' queue (each holds about
                     // that much, [`fair_share`]), which one flow's drain
@@ -495,8 +505,8 @@ impl Vegas {
         // move them).
         let judged = Judged {
             phase,
-            alpha_pkts: self.alpha_pkts,
-            beta_pkts: self.beta_pkts,
+            alpha_pkts: self.band.alpha_pkts,
+            beta_pkts: self.band.beta_pkts,
         };
         let round_rtt = if self.in_slow_start() {
             round.slow_start_round_rtt
@@ -522,8 +532,8 @@ impl Vegas {
             phase,
             action,
             diff_pkts: diff.diff_pkts,
-            alpha_pkts: self.alpha_pkts,
-            beta_pkts: self.beta_pkts,
+            alpha_pkts: self.band.alpha_pkts,
+            beta_pkts: self.band.beta_pkts,
             cwnd_bytes: self.window.cwnd_bytes,
             max_datagram_size: self.window.max_datagram_size,
         });
@@ -567,7 +577,7 @@ impl Vegas {
             diff_pkts: diff.diff_pkts,
             alpha_pkts,
             beta_pkts,
-            gamma_pkts: self.gamma_pkts,
+            gamma_pkts: self.band.gamma_pkts,
             cwnd_before_bytes: self.round_start_cwnd_bytes,
             cwnd_after_bytes: self.window.cwnd_bytes,
             action,
@@ -652,7 +662,8 @@ impl Vegas {
             } => {
                 let before = self.window.cwnd_bytes;
                 // The pipe at our rate plus alpha: Vegas's equilibrium.
-                let alpha_bytes = (self.alpha_pkts * self.window.max_datagram_size as f64) as usize;
+                let alpha_bytes =
+                    (self.band.alpha_pkts * self.window.max_datagram_size as f64) as usize;
                 self.lower_cwnd(cwnd_bytes + alpha_bytes);
                 self.sampler.reset_base_rtt(now, base_rtt);
                 self.drain.drained_at(now);
@@ -775,19 +786,19 @@ impl Controller for Vegas {
         self.queue_watch.clear();
         self.drain.reset();
         self.window.reset();
-        let params_changed =
-            self.alpha_pkts != self.start_alpha_pkts || self.beta_pkts != self.start_beta_pkts;
-        self.alpha_pkts = self.start_alpha_pkts;
-        self.beta_pkts = self.start_beta_pkts;
+        let params_changed = self.band.alpha_pkts != self.band.start_alpha_pkts
+            || self.band.beta_pkts != self.band.start_beta_pkts;
+        self.band.alpha_pkts = self.band.start_alpha_pkts;
+        self.band.beta_pkts = self.band.start_beta_pkts;
         if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
-            vegas_a.reset(self.start_alpha_pkts, self.start_beta_pkts);
+            vegas_a.reset(self.band.start_alpha_pkts, self.band.start_beta_pkts);
         }
         if params_changed {
             self.record_params_changed(now);
         }
         // Vanichpun & Feng: gamma is selected again for the new path's BaseRTT.
-        self.gamma_pkts = self.config.gamma_pkts;
-        self.gamma_choice = None;
+        self.band.gamma_pkts = self.config.gamma_pkts;
+        self.band.gamma_choice = None;
         self.round_start_cwnd_bytes = self.window.cwnd_bytes;
         self.hold_next_slow_start_round();
         self.first_pkt_after_reduction = None;

@@ -50,8 +50,8 @@ impl Vegas {
     pub(super) fn record_params_changed(&mut self, now: Instant) {
         self.record(ControllerEvent::ParamsChanged {
             now,
-            alpha_pkts: self.alpha_pkts,
-            beta_pkts: self.beta_pkts,
+            alpha_pkts: self.band.alpha_pkts,
+            beta_pkts: self.band.beta_pkts,
         });
     }
 

@@ -65,7 +65,7 @@ impl Vegas {
         if self
             .queue_watch
             .queued_pkts(base_rtt, noise, window_pkts)
-            .is_some_and(|queued| queued > self.gamma_pkts)
+            .is_some_and(|queued| queued > self.band.gamma_pkts)
         {
             self.slow_start = SlowStart::Vegas(SlowStartRound::Hold);
         }
@@ -90,15 +90,18 @@ impl Vegas {
                 // queued behind itself, Diff 1.05, and slow start ended at
                 // 20 packets of a 42-packet pipe.
                 let judged = !self.round_carries_initial_burst();
-                match paper::slow_start_step(SlowStartRound::Hold, diff.diff_pkts, self.gamma_pkts)
-                {
+                match paper::slow_start_step(
+                    SlowStartRound::Hold,
+                    diff.diff_pkts,
+                    self.band.gamma_pkts,
+                ) {
                     (Action::SlowStartExit, next) if judged => (Action::SlowStartExit, next),
                     _ => (Action::SlowStartGrow, SlowStartRound::Grow),
                 }
             }
             (_, SlowStartRound::Hold)
             | (SlowStartGrowth::EveryOtherRound, SlowStartRound::Grow) => {
-                paper::slow_start_step(round, diff.diff_pkts, self.gamma_pkts)
+                paper::slow_start_step(round, diff.diff_pkts, self.band.gamma_pkts)
             }
         };
         self.slow_start = SlowStart::Vegas(next_round);
@@ -141,8 +144,8 @@ impl Vegas {
             self.window.cwnd_bytes,
             self.window.max_datagram_size,
             diff.diff_pkts,
-            self.gamma_pkts,
-            self.beta_pkts,
+            self.band.gamma_pkts,
+            self.band.beta_pkts,
         );
         let update = gallop.event(now);
         if let GallopStep::Cut { .. } = step {
