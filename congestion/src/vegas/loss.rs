@@ -8,7 +8,7 @@ use coexist::LossAnswer;
 impl Vegas {
     /// III-A: was this packet sent after the last window decrease?
     pub(super) fn sent_after_last_reduction(&self, pkt_num: u64) -> bool {
-        paper::loss_counts(pkt_num, self.first_pkt_after_reduction)
+        paper::loss_counts(pkt_num, self.reduction.first_pkt_after)
     }
 
     /// Lowers cwnd (never below the minimum window) and ssthresh with it.
@@ -23,7 +23,7 @@ impl Vegas {
         // A loss, PTO or persistent congestion ends a BaseRTT drain: the
         // reduced window is not restored.
         self.drain.abandon();
-        self.first_pkt_after_reduction = Some(self.next_pkt_num());
+        self.reduction.first_pkt_after = Some(self.next_pkt_num());
         self.round_start_cwnd_bytes = self.window.cwnd_bytes;
         self.hold_next_slow_start_round();
         self.sampler.restart_round();
@@ -82,7 +82,7 @@ impl Vegas {
             Some(LossAnswer::Ignore) => return,
             None => self.window.reduce(self.config.loss_reduction_factor),
         }
-        self.recovery_cause = Some(ReductionCause::Loss);
+        self.reduction.recovery_cause = Some(ReductionCause::Loss);
         self.mark_reduction();
         self.push_reduction(now, ReductionCause::Loss, cwnd_before_bytes, was_slow_start);
         if self.config.coexist && !was_slow_start && self.coexist.mode() == CoexistMode::Delay {
@@ -105,7 +105,7 @@ impl Vegas {
         let cwnd_before_bytes = self.window.cwnd_bytes;
         self.stop_competing(now, cwnd_before_bytes);
         self.window.collapse();
-        self.recovery_cause = None;
+        self.reduction.recovery_cause = None;
         self.mark_reduction();
         self.restart_gallop(now);
         self.push_reduction(

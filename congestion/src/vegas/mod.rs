@@ -252,6 +252,18 @@ struct Band {
     gamma_choice: Option<GammaChoice>,
 }
 
+/// The last window reduction: which packets were sent after it (Brakmo &
+/// Peterson III-A: only their losses reduce the window again) and, while
+/// it lasts, why the recovery it started began.
+#[derive(Clone, Copy, Debug, Default)]
+struct LastReduction {
+    /// Packets numbered from here on were sent after it. None: no
+    /// decrease yet.
+    first_pkt_after: Option<u64>,
+    /// Why the recovery in progress started; None: not in recovery.
+    recovery_cause: Option<ReductionCause>,
+}
+
 /// TCP Vegas and its family (module documentation).
 #[derive(Clone, Debug)]
 pub struct Vegas {
@@ -271,11 +283,8 @@ pub struct Vegas {
     /// WindowSize, and the base of the slow-start doubling.
     round_start_cwnd_bytes: usize,
     largest_sent_pkt_num: Option<u64>,
-    /// III-A: packets numbered from here on were sent after the last window
-    /// decrease. None: no decrease yet.
-    first_pkt_after_reduction: Option<u64>,
-    /// Why the recovery in progress started; None: not in recovery.
-    recovery_cause: Option<ReductionCause>,
+    /// The last window reduction ([`loss`]).
+    reduction: LastReduction,
     /// BaseRTT drains and the route-change check ([`drain`]).
     drain: BaseRttDrain,
     /// The pacing ceiling in congestion avoidance ([`pacing`]).
@@ -320,8 +329,7 @@ impl Vegas {
             },
             round_start_cwnd_bytes: cwnd_bytes,
             largest_sent_pkt_num: None,
-            first_pkt_after_reduction: None,
-            recovery_cause: None,
+            reduction: LastReduction::default(),
             drain: BaseRttDrain::default(),
             pacing_cap: PacingCap::new(config.pacing_headroom_pkts, config.slow_start_growth),
             coexist: Coexistence::default(),
@@ -719,14 +727,14 @@ impl Controller for Vegas {
             self.on_persistent_congestion(event.now);
         }
         let round = self.sampler.on_ack_frame(event);
-        if self.recovery_cause.is_some() {
+        if self.reduction.recovery_cause.is_some() {
             let acked_after_reduction = event
                 .acked
                 .last()
                 .is_some_and(|p| self.sent_after_last_reduction(p.pkt_num));
             if acked_after_reduction {
                 // Recovery is over; measure a fresh round from here.
-                self.recovery_cause = None;
+                self.reduction.recovery_cause = None;
                 if let Some(cwnd_bytes) = self
                     .coexist
                     .on_recovery_end(event.now, self.window.max_datagram_size)
@@ -764,12 +772,12 @@ impl Controller for Vegas {
         }
         let was_slow_start = self.in_slow_start();
         let cwnd_before_bytes = self.window.cwnd_bytes;
-        if self.recovery_cause != Some(ReductionCause::Pto) {
+        if self.reduction.recovery_cause != Some(ReductionCause::Pto) {
             self.window.ssthresh_bytes =
                 (self.window.cwnd_bytes / TIMEOUT_SSTHRESH_DIVISOR).max(self.min_window_bytes());
         }
         self.window.cwnd_bytes = self.min_window_bytes();
-        self.recovery_cause = Some(ReductionCause::Pto);
+        self.reduction.recovery_cause = Some(ReductionCause::Pto);
         self.mark_reduction();
         self.push_reduction(now, ReductionCause::Pto, cwnd_before_bytes, was_slow_start);
         self.restart_gallop(now);
@@ -801,8 +809,8 @@ impl Controller for Vegas {
         self.band.gamma_choice = None;
         self.round_start_cwnd_bytes = self.window.cwnd_bytes;
         self.hold_next_slow_start_round();
-        self.first_pkt_after_reduction = None;
-        self.recovery_cause = None;
+        self.reduction.first_pkt_after = None;
+        self.reduction.recovery_cause = None;
         self.restart_gallop(now);
     }
 
@@ -851,7 +859,7 @@ impl Controller for Vegas {
     }
 
     fn phase(&self) -> Phase {
-        if self.recovery_cause.is_some() {
+        if self.reduction.recovery_cause.is_some() {
             Phase::Recovery
         } else if self.in_slow_start() {
             Phase::SlowStart

@@ -111,7 +111,7 @@ impl Vegas {
             let reached_bytes = self.window.cwnd_bytes;
             let cut_bytes = paper::exit_window_bytes(reached_bytes);
             self.lower_cwnd(self.at_most_the_pipe(cut_bytes, diff));
-            self.first_pkt_after_reduction = Some(self.next_pkt_num());
+            self.reduction.first_pkt_after = Some(self.next_pkt_num());
             self.record_slow_start_exit(now, SlowStartExitCause::DiffAboveGamma, reached_bytes);
         }
         action
@@ -161,7 +161,7 @@ impl Vegas {
                 let reached_bytes = self.window.cwnd_bytes;
                 let exit_bytes = reached_bytes.saturating_sub(cut_bytes);
                 self.lower_cwnd(self.at_most_the_pipe(exit_bytes, diff));
-                self.first_pkt_after_reduction = Some(self.next_pkt_num());
+                self.reduction.first_pkt_after = Some(self.next_pkt_num());
                 self.record_slow_start_exit(
                     now,
                     SlowStartExitCause::DiffAtLeastBeta,
