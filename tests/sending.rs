@@ -330,7 +330,7 @@ fn rtt_samples_stay_right_when_the_application_does_not_pace() {
     assert!(rtt >= path_rtt, "cubic: {rtt:?}");
 }
 
-/// Regression (quiche 0.30.0, fixed by the stall fix in 0001-congestion-trait.patch):
+/// Regression (quiche 0.30.0, fixed by patches/quiche/0004-stall-fix.patch):
 /// a stream whose data is acknowledged while a PTO has queued it for
 /// retransmission stayed in quiche's queue of streams to send with nothing
 /// to send; at the front of the queue (urgency 0, as HTTP/3's control and

@@ -72,7 +72,7 @@ fn build_and_run(root: &Path, dir: &Path, bin: &str, args: &[&Path]) -> Result<(
 pub fn run(root: &Path) -> Result<()> {
     eprintln!("xtask: building the README's out-of-tree projects (target/downstream)");
     let dir = write_crate(root, "quiche-app", &quiche_manifest(root))?;
-    crate::vendor_into(&dir.join("vendor/quiche"))?;
+    crate::vendor_into(&dir.join("vendor/quiche"), &crate::user_patches()?)?;
     build_and_run(
         root,
         &dir,

@@ -30,6 +30,7 @@ mod interop;
 mod lab_runs;
 mod libclang;
 mod load;
+mod quiche_tests;
 mod scale;
 mod traces;
 
@@ -57,6 +58,7 @@ fn main() -> ExitCode {
         "interop" => vendor().and_then(|_| interop::run(&root(), rest)),
         "load" => vendor().and_then(|_| load::run(&root(), rest)),
         "docs" => docs(),
+        "quiche-tests" => quiche_tests::run(&root(), rest),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -83,6 +85,8 @@ fn print_help() {
          test     every test: the workspace's, the xtask's, the README's out-of-tree projects\n  \
          downstream   only the README's out-of-tree projects (part of `test`)\n  \
          fuzz [--minutes N]   property tests of every controller variant as a soak (default 10 min)\n  \
+         quiche-tests [--last]   quiche's own unit tests after each patch of the series (with the\n           \
+         Cargo.lock quiche ships; --last: only after all of them), about 5 minutes per patch\n  \
          docs     write the parameter tables of README.md (user tier) and docs/parameters.md\n           \
          (every key) from vegas_cc::spec's table (a test fails when they are stale)\n  \
          bench    criterion benchmarks (simulator speed, per-ACK cost)\n  \
@@ -167,6 +171,24 @@ fn on_path(program: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// The patches only our simulator needs (quiche's clock hook and seeded
+/// randomness): `cargo xtask vendor --into` leaves them out of a user's
+/// project; `quiche-vegas` without its `sim` feature does not read them.
+const SIMULATOR_ONLY_PATCHES: [&str; 1] = ["0006-clock-hook.patch"];
+
+/// The patches a downstream user needs: every patch but the simulator's.
+fn user_patches() -> Result<Vec<PathBuf>> {
+    Ok(patches()?
+        .into_iter()
+        .filter(|p| {
+            !SIMULATOR_ONLY_PATCHES
+                .iter()
+                .any(|name| p.file_name().is_some_and(|f| f == *name))
+        })
+        .collect())
+}
+
+/// Every patch of the series, in name order (the order it applies in).
 fn patches() -> Result<Vec<PathBuf>> {
     let dir = root().join("patches/quiche");
     let mut list: Vec<PathBuf> = fs::read_dir(&dir)
@@ -237,7 +259,7 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
 /// Vendors and patches quiche into `vendor/quiche`; a no-op when it
 /// already holds exactly these patches.
 fn vendor() -> Result<PathBuf> {
-    vendor_into(&root().join("vendor/quiche"))
+    vendor_into(&root().join("vendor/quiche"), &patches()?)
 }
 
 /// `cargo xtask vendor [--into DIR]`: into our `vendor/quiche`, or into a
@@ -255,7 +277,7 @@ fn vendor_cmd(args: &[String]) -> Result<()> {
     let dest = env::current_dir()
         .map_err(|e| format!("current folder: {e}"))?
         .join(dir);
-    let dest = vendor_into(&dest)?;
+    let dest = vendor_into(&dest, &user_patches()?)?;
     let dest = fs::canonicalize(&dest).unwrap_or(dest);
     let shown = dest.display().to_string();
     println!(
@@ -271,13 +293,12 @@ fn vendor_cmd(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Vendors and patches quiche into `dest`; a no-op when it already holds
-/// exactly these patches. Refuses to replace a folder that is not a
-/// quiche vendored by this command.
-fn vendor_into(dest: &Path) -> Result<PathBuf> {
-    let patch_files = patches()?;
+/// Vendors quiche into `dest` with `patch_files` applied; a no-op when it
+/// already holds exactly these patches. Refuses to replace a folder that
+/// is not a quiche vendored by this command.
+fn vendor_into(dest: &Path, patch_files: &[PathBuf]) -> Result<PathBuf> {
     let mut stamp = String::new();
-    for p in &patch_files {
+    for p in patch_files {
         stamp.push_str(&fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?);
     }
     let stamp_file = dest.join(".quiche-vegas-patches");
@@ -309,7 +330,7 @@ fn vendor_into(dest: &Path) -> Result<PathBuf> {
     let staging = parent.join(".quiche-staging");
     let _ = fs::remove_dir_all(&staging);
     copy_dir(&source, &staging)?;
-    for p in &patch_files {
+    for p in patch_files {
         apply_patch(&staging, p)?;
     }
     fs::write(staging.join(".quiche-vegas-patches"), &stamp).map_err(|e| e.to_string())?;
