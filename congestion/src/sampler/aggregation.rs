@@ -3,7 +3,13 @@
 //! and the hold bounds a round's RTT is read from on such paths, and the
 //! delivery rate over recent frames outside bursts.
 
-use super::*;
+use std::time::Duration;
+use std::time::Instant;
+
+use super::base_rtt::DEFAULT_BASE_RTT_WINDOW;
+use super::RoundTally;
+use super::SMOOTHING_GAIN_DENOMINATOR;
+use crate::types::AckEvent;
 
 /// RFC 9000 section 13.2.2: a receiver acknowledges at least every second
 /// ack-eliciting packet, so a window of 6 packets already gives a round
@@ -242,13 +248,11 @@ pub(super) struct LockRound {
     pub(super) max_datagram_size: usize,
 }
 
-/// What [`RoundSampler::hold_lower_bound`] learned from one ACK frame.
+/// What [`AckAggregation::hold_lower_bound`] learned from one ACK frame.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct HoldBound {
     /// A lower bound on the hold-free RTT of the frame's sample.
     pub(super) lower_bound: Option<Duration>,
-    /// The frame arrived in a burst with the previous one.
-    pub(super) in_burst: bool,
 }
 
 /// Detects ACK frames that arrive only on the ticks of a release clock
@@ -367,10 +371,57 @@ impl ReleaseLattice {
     }
 }
 
-impl RoundSampler {
+/// The ACK-aggregation estimator (module documentation, "ACK
+/// aggregation"): bursts of ACK frames, the release clock, the phase lock
+/// and the frame rates, with their state. The sampler calls it once per
+/// frame with an RTT sample ([`AckAggregation::hold_lower_bound`]) and
+/// once per round ([`AckAggregation::hold_aware_round_min`]).
+#[derive(Clone, Debug, Default)]
+pub(super) struct AckAggregation {
+    /// The previous frame with an RTT sample.
+    last_ack: Option<AckArrival>,
+    /// The arrival of the last frame outside a burst: every frame of the
+    /// burst after it was released after it.
+    burst_prev_arrival: Option<Instant>,
+    lattice: ReleaseLattice,
+    phase_lock: PhaseLock,
+    /// When a burst was last seen ([`AGGREGATION_MEMORY`]).
+    last_burst_at: Option<Instant>,
+    /// Bytes acknowledged per second of arrival gap, smoothed over the
+    /// frames outside bursts (1/8 gain).
+    ack_rate_bytes_per_sec: Option<f64>,
+    /// The same per second of the longer of arrival and send gap
+    /// ([`RoundSampler::sent_ack_rate_bytes_per_sec`]).
+    sent_ack_rate_bytes_per_sec: Option<f64>,
+    recent_frames: RecentFrames,
+}
+
+impl AckAggregation {
+    /// The smoothed rate of ACK frames outside bursts, no faster than
+    /// their packets were sent.
+    pub(super) fn sent_ack_rate_bytes_per_sec(&self) -> Option<f64> {
+        self.sent_ack_rate_bytes_per_sec
+    }
+
+    /// The release clock's period, once found.
+    pub(super) fn release_period(&self) -> Option<Duration> {
+        self.lattice.period
+    }
+
+    /// The path bunches ACK frames now: a release clock, or a burst within
+    /// [`AGGREGATION_MEMORY`].
+    pub(super) fn path_aggregates(&self, now: Instant) -> bool {
+        self.lattice.period.is_some()
+            || self
+                .last_burst_at
+                .is_some_and(|at| now.saturating_duration_since(at) <= AGGREGATION_MEMORY)
+    }
+
     /// The round's smallest RTT with the ACK holds of an aggregating path
     /// taken out, and whether hold bounds decided it (module documentation,
     /// "ACK aggregation"). Elsewhere it is the round's smallest sample.
+    /// `aggregation_aware` is [`SamplerConfig::aggregation_aware`].
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn hold_aware_round_min(
         &mut self,
         now: Instant,
@@ -378,6 +429,8 @@ impl RoundSampler {
         interval: Duration,
         base_rtt: Option<Duration>,
         last_cwnd_bytes: usize,
+        aggregation_aware: bool,
+        max_datagram_size: usize,
     ) -> (Duration, bool) {
         // With ACK aggregation the smallest sample still carries its ACK's
         // hold; the hold-free RTT lies between the largest lower bound and
@@ -389,8 +442,7 @@ impl RoundSampler {
         let lower_bound = round
             .rtt_lower_bound
             .filter(|&lower| lower <= round.rtt_min);
-        let hold_bounded =
-            self.config.aggregation_aware && round.aggregated && lower_bound.is_some();
+        let hold_bounded = aggregation_aware && round.aggregated && lower_bound.is_some();
         let rate_bytes_per_sec = if interval.is_zero() {
             0.0
         } else {
@@ -402,8 +454,7 @@ impl RoundSampler {
                 // Bounds a few packet times apart decide well enough from
                 // their middle ([`PHASE_LOCK_MIN_WIDTH_PKTS`]).
                 let width_bytes = (round.rtt_min - lower).as_secs_f64() * rate_bytes_per_sec;
-                let min_width_bytes =
-                    (PHASE_LOCK_MIN_WIDTH_PKTS * self.max_datagram_size as u64) as f64;
+                let min_width_bytes = (PHASE_LOCK_MIN_WIDTH_PKTS * max_datagram_size as u64) as f64;
                 width_bytes >= min_width_bytes
                     && self.phase_lock.update(
                         now,
@@ -413,7 +464,7 @@ impl RoundSampler {
                             rate_bytes_per_sec,
                             bytes_per_frame,
                             cwnd_bytes: last_cwnd_bytes,
-                            max_datagram_size: self.max_datagram_size,
+                            max_datagram_size,
                         },
                     )
             }
@@ -454,21 +505,27 @@ impl RoundSampler {
     /// less than a period before its release began, which bounds frames
     /// outside bursts too. Either bound is less the ack delay the sample
     /// had subtracted.
+    ///
+    /// Also returns the rate over the latest frames that reach an eighth
+    /// of the window ([`RecentFrames::push`]) when this frame gives one:
+    /// the round's fastest frame rate is the largest of them.
     pub(super) fn hold_lower_bound(
         &mut self,
         event: &AckEvent<'_>,
         acked_bytes: u64,
         largest_sent: Instant,
         rtt: Duration,
-    ) -> HoldBound {
+        max_datagram_size: usize,
+        last_cwnd_bytes: usize,
+    ) -> (HoldBound, Option<f64>) {
         let previous = self.last_ack.replace(AckArrival {
             time: event.now,
             largest_sent,
         });
         let Some(previous) = previous else {
             self.lattice
-                .observe(event.now, false, acked_bytes, self.max_datagram_size);
-            return HoldBound::default();
+                .observe(event.now, false, acked_bytes, max_datagram_size);
+            return (HoldBound::default(), None);
         };
         let arrival_gap = event.now.saturating_duration_since(previous.time);
         let send_gap = largest_sent.saturating_duration_since(previous.largest_sent);
@@ -482,6 +539,7 @@ impl RoundSampler {
         });
         let in_burst =
             !send_gap.is_zero() && arrival_gap * factor < send_gap && faster_than_delivery;
+        let mut span_rate = None;
         if !in_burst {
             self.burst_prev_arrival = Some(previous.time);
             if !arrival_gap.is_zero() {
@@ -492,15 +550,9 @@ impl RoundSampler {
                 // stamps them closer than they came). Burst detection keeps
                 // the arrival rate it compares frames with.
                 let sent_rate = acked_bytes as f64 / arrival_gap.max(send_gap).as_secs_f64();
-                let min_bytes = (FRAME_RATE_MIN_PKTS * self.max_datagram_size as u64)
-                    .max(self.last_cwnd_bytes as u64 / FRAME_RATE_WINDOW_DIVISOR);
-                if let Some(span_rate) = self.recent_frames.push(event.now, acked_bytes, min_bytes)
-                {
-                    if let Some(round) = &mut self.round {
-                        round.max_ack_rate_bytes_per_sec =
-                            round.max_ack_rate_bytes_per_sec.max(span_rate);
-                    }
-                }
+                let min_bytes = (FRAME_RATE_MIN_PKTS * max_datagram_size as u64)
+                    .max(last_cwnd_bytes as u64 / FRAME_RATE_WINDOW_DIVISOR);
+                span_rate = self.recent_frames.push(event.now, acked_bytes, min_bytes);
                 let smooth = |previous: Option<f64>, rate: f64| {
                     Some(previous.map_or(rate, |smoothed| {
                         let gain = f64::from(SMOOTHING_GAIN_DENOMINATOR);
@@ -513,7 +565,7 @@ impl RoundSampler {
             }
         }
         self.lattice
-            .observe(event.now, in_burst, acked_bytes, self.max_datagram_size);
+            .observe(event.now, in_burst, acked_bytes, max_datagram_size);
         let raw_rtt = event.now.saturating_duration_since(largest_sent);
         let subtracted_delay = raw_rtt.saturating_sub(rtt);
         let bound_from = |reached_by: Instant| {
@@ -533,10 +585,10 @@ impl RoundSampler {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
-        HoldBound {
-            lower_bound,
-            in_burst,
+        if in_burst {
+            self.last_burst_at = Some(event.now);
         }
+        (HoldBound { lower_bound }, span_rate)
     }
 }
 
@@ -545,6 +597,7 @@ mod tests {
     use super::*;
     use crate::sampler::tests::run_path;
     use crate::sampler::tests::run_path_with_window;
+    use crate::sampler::*;
     use crate::test_sender::MDS;
     use crate::test_sender::MS;
 

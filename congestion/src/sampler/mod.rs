@@ -326,27 +326,11 @@ pub struct RoundSampler {
     idle_since: Option<Instant>,
     /// The window of the latest send.
     last_cwnd_bytes: usize,
-    /// The previous ACK frame with an RTT sample.
-    last_ack: Option<AckArrival>,
-    /// Arrival of the last ACK frame before the current burst.
-    burst_prev_arrival: Option<Instant>,
-    /// The release clock of an aggregating path, if frames arrive on one.
-    lattice: ReleaseLattice,
-    /// Whether the flow is locked to that clock.
-    phase_lock: PhaseLock,
-    /// When an ACK frame last arrived in a burst.
-    last_burst_at: Option<Instant>,
-    /// Bytes acknowledged per second of ACK arrival gap over frames that
-    /// did not arrive in a burst, smoothed with a 1/8 gain.
-    ack_rate_bytes_per_sec: Option<f64>,
-    /// The same, each frame's rate no faster than its packets were sent
-    /// ([`RoundSampler::sent_ack_rate_bytes_per_sec`]).
-    sent_ack_rate_bytes_per_sec: Option<f64>,
+    /// The ACK-aggregation estimator ([`aggregation`]).
+    aggregation: AckAggregation,
     /// Smoothed time from a byte's send to the ACK that reports it
     /// ([`RoundSampler::credit_cycle`]).
     credit_cycle: Option<Duration>,
-    /// The latest frames outside bursts, for each round's fastest rate.
-    recent_frames: RecentFrames,
     /// Packets newly acknowledged per ACK frame, smoothed with a 1/8 gain:
     /// the peer's ACK frequency as this sender sees it.
     pkts_per_ack_frame: Option<f64>,
@@ -370,16 +354,9 @@ impl RoundSampler {
             round: None,
             idle_since: None,
             last_cwnd_bytes: 0,
-            last_ack: None,
-            burst_prev_arrival: None,
-            lattice: ReleaseLattice::default(),
-            phase_lock: PhaseLock::default(),
-            last_burst_at: None,
-            ack_rate_bytes_per_sec: None,
-            sent_ack_rate_bytes_per_sec: None,
+            aggregation: AckAggregation::default(),
             credit_cycle: None,
             min_round_mean_rtt: None,
-            recent_frames: RecentFrames::default(),
             pkts_per_ack_frame: None,
         })
     }
@@ -439,7 +416,7 @@ impl RoundSampler {
     /// outside ACK bursts (1/8 gain): while a queue persists at the
     /// bottleneck, its rate.
     pub fn sent_ack_rate_bytes_per_sec(&self) -> Option<f64> {
-        self.sent_ack_rate_bytes_per_sec
+        self.aggregation.sent_ack_rate_bytes_per_sec()
     }
 
     /// The maximum datagram size changed (PMTUD), in bytes.
@@ -534,11 +511,20 @@ impl RoundSampler {
             }
             self.latest_rtt = Some(rtt);
             if let Some(largest) = largest {
-                hold = self.hold_lower_bound(event, acked_bytes, largest.time_sent, rtt);
+                let span_rate;
+                (hold, span_rate) = self.aggregation.hold_lower_bound(
+                    event,
+                    acked_bytes,
+                    largest.time_sent,
+                    rtt,
+                    self.max_datagram_size,
+                    self.last_cwnd_bytes,
+                );
+                if let (Some(span_rate), Some(round)) = (span_rate, &mut self.round) {
+                    round.max_ack_rate_bytes_per_sec =
+                        round.max_ack_rate_bytes_per_sec.max(span_rate);
+                }
             }
-        }
-        if hold.in_burst {
-            self.last_burst_at = Some(event.now);
         }
         (rtt, hold)
     }
@@ -552,11 +538,8 @@ impl RoundSampler {
         rtt: Option<Duration>,
         hold: HoldBound,
     ) -> Option<bool> {
-        let release_period = self.lattice.period;
-        let path_aggregates = release_period.is_some()
-            || self
-                .last_burst_at
-                .is_some_and(|at| event.now.saturating_duration_since(at) <= AGGREGATION_MEMORY);
+        let release_period = self.aggregation.release_period();
+        let path_aggregates = self.aggregation.path_aggregates(event.now);
         let ack_count_target = self.ack_count_target();
         let round = self.round.as_mut()?;
         round.bytes_acked += acked_bytes;
@@ -637,8 +620,15 @@ impl RoundSampler {
             return None;
         }
         let tally = *round;
-        let (hold_aware_min, hold_bounded) =
-            self.hold_aware_round_min(event.now, &tally, interval, base_rtt, last_cwnd_bytes);
+        let (hold_aware_min, hold_bounded) = self.aggregation.hold_aware_round_min(
+            event.now,
+            &tally,
+            interval,
+            base_rtt,
+            last_cwnd_bytes,
+            self.config.aggregation_aware,
+            self.max_datagram_size,
+        );
         let mean_rtt = tally.rtt_sum / tally.samples;
         if tally.samples >= DELAY_NOISE_MIN_SAMPLES {
             self.min_round_mean_rtt = Some(
@@ -749,14 +739,7 @@ impl RoundSampler {
         self.latest_rtt = None;
         self.round = None;
         self.idle_since = None;
-        self.last_ack = None;
-        self.burst_prev_arrival = None;
-        self.lattice = ReleaseLattice::default();
-        self.phase_lock = PhaseLock::default();
-        self.last_burst_at = None;
-        self.ack_rate_bytes_per_sec = None;
-        self.sent_ack_rate_bytes_per_sec = None;
-        self.recent_frames = RecentFrames::default();
+        self.aggregation = AckAggregation::default();
         // The old path's send-to-ACK time would pace the new one.
         self.credit_cycle = None;
     }
