@@ -17,7 +17,8 @@ use quiche_vegas::Params;
 
 const TRANSFER_BYTES: usize = 1_000_000;
 
-fn config(spec: &CcSpec, is_server: bool) -> Result<quiche::Config, quiche::Error> {
+/// A plain quiche configuration for one end of the in-memory connection.
+pub fn quiche_config(is_server: bool) -> Result<quiche::Config, quiche::Error> {
     let mut config = quiche::Config::new(quiche::PROTOCOL_VERSION)?;
     config.set_application_protos(&[b"embed"])?;
     if is_server {
@@ -30,13 +31,26 @@ fn config(spec: &CcSpec, is_server: bool) -> Result<quiche::Config, quiche::Erro
     config.set_initial_max_stream_data_bidi_local(10_000_000);
     config.set_initial_max_stream_data_bidi_remote(10_000_000);
     config.set_initial_max_streams_bidi(10);
-    // The one line that selects the congestion controller:
-    spec.configure(&mut config);
     Ok(config)
 }
 
+/// A client and a server connection, connected to nothing yet: datagrams
+/// go from one to the other through [`deliver`].
+pub fn connect_pair(
+    client_config: &mut quiche::Config,
+    server_config: &mut quiche::Config,
+) -> Result<(quiche::Connection, quiche::Connection), quiche::Error> {
+    let client_addr = "127.0.0.1:1111".parse().unwrap();
+    let server_addr = "127.0.0.1:2222".parse().unwrap();
+    let cid_c = quiche::ConnectionId::from_ref(&[1; 16]);
+    let cid_s = quiche::ConnectionId::from_ref(&[2; 16]);
+    let client = quiche::connect(None, &cid_c, client_addr, server_addr, client_config)?;
+    let server = quiche::accept(&cid_s, None, server_addr, client_addr, server_config)?;
+    Ok((client, server))
+}
+
 /// Moves every datagram `from` wants to send into `to`.
-fn deliver(from: &mut quiche::Connection, to: &mut quiche::Connection) -> usize {
+pub fn deliver(from: &mut quiche::Connection, to: &mut quiche::Connection) -> usize {
     let mut buf = [0u8; 1500];
     let mut count = 0;
     while let Ok((len, info)) = from.send(&mut buf) {
@@ -48,6 +62,47 @@ fn deliver(from: &mut quiche::Connection, to: &mut quiche::Connection) -> usize 
         count += 1;
     }
     count
+}
+
+/// The client opens stream 0, the server answers with `bytes`; returns
+/// the bytes the client received.
+pub fn transfer(
+    client: &mut quiche::Connection,
+    server: &mut quiche::Connection,
+    bytes: usize,
+) -> Result<usize, quiche::Error> {
+    let body = vec![7u8; bytes];
+    let mut sent_bytes = 0;
+    let mut received_bytes = 0;
+    let mut buf = vec![0u8; 65536];
+    let (mut requested, mut request_seen) = (false, false);
+    for _round in 0..100_000 {
+        if client.is_established() && !requested {
+            client.stream_send(0, b"GET", true)?;
+            requested = true;
+        }
+        while server.stream_recv(0, &mut buf).is_ok() {
+            request_seen = true;
+        }
+        if request_seen && sent_bytes < bytes {
+            if let Ok(n) = server.stream_send(0, &body[sent_bytes..], true) {
+                sent_bytes += n;
+            }
+        }
+        while let Ok((n, _fin)) = client.stream_recv(0, &mut buf) {
+            received_bytes += n;
+        }
+        if received_bytes == bytes {
+            break;
+        }
+        let moved = deliver(client, server) + deliver(server, client);
+        if moved == 0 {
+            // Nothing in flight: let the timers (loss detection, pacing) run.
+            client.on_timeout();
+            server.on_timeout();
+        }
+    }
+    Ok(received_bytes)
 }
 
 fn main() -> ExitCode {
@@ -63,53 +118,18 @@ fn main() -> ExitCode {
         }
         let spec = CcSpec::new(algorithm, params).map_err(|e| e.to_string())?;
 
-        // 2. Configure both ends and connect them in memory.
-        let mut server_config = config(&spec, true).map_err(|e| format!("server config: {e}"))?;
-        let mut client_config = config(&spec, false).map_err(|e| format!("client config: {e}"))?;
-        let client_addr = "127.0.0.1:1111".parse().unwrap();
-        let server_addr = "127.0.0.1:2222".parse().unwrap();
-        let cid_c = quiche::ConnectionId::from_ref(&[1; 16]);
-        let cid_s = quiche::ConnectionId::from_ref(&[2; 16]);
-        let mut client =
-            quiche::connect(None, &cid_c, client_addr, server_addr, &mut client_config)
-                .map_err(|e| e.to_string())?;
-        let mut server = quiche::accept(&cid_s, None, server_addr, client_addr, &mut server_config)
-            .map_err(|e| e.to_string())?;
+        // 2. Configure both ends (the one line that selects the congestion
+        //    controller is `spec.configure`) and connect them in memory.
+        let mut server_config = quiche_config(true).map_err(|e| format!("server config: {e}"))?;
+        let mut client_config = quiche_config(false).map_err(|e| format!("client config: {e}"))?;
+        spec.configure(&mut server_config);
+        spec.configure(&mut client_config);
+        let (mut client, mut server) =
+            connect_pair(&mut client_config, &mut server_config).map_err(|e| e.to_string())?;
 
         // 3. Run: the client opens stream 0, the server answers with 1 MB.
-        let body = vec![7u8; TRANSFER_BYTES];
-        let mut sent_bytes = 0;
-        let mut received_bytes = 0;
-        let mut buf = vec![0u8; 65536];
-        let (mut requested, mut request_seen) = (false, false);
-        for _round in 0..100_000 {
-            if client.is_established() && !requested {
-                client
-                    .stream_send(0, b"GET", true)
-                    .map_err(|e| e.to_string())?;
-                requested = true;
-            }
-            while server.stream_recv(0, &mut buf).is_ok() {
-                request_seen = true;
-            }
-            if request_seen && sent_bytes < TRANSFER_BYTES {
-                if let Ok(n) = server.stream_send(0, &body[sent_bytes..], true) {
-                    sent_bytes += n;
-                }
-            }
-            while let Ok((n, _fin)) = client.stream_recv(0, &mut buf) {
-                received_bytes += n;
-            }
-            if received_bytes == TRANSFER_BYTES {
-                break;
-            }
-            let moved = deliver(&mut client, &mut server) + deliver(&mut server, &mut client);
-            if moved == 0 {
-                // Nothing in flight: let the timers (loss detection, pacing) run.
-                client.on_timeout();
-                server.on_timeout();
-            }
-        }
+        let received_bytes =
+            transfer(&mut client, &mut server, TRANSFER_BYTES).map_err(|e| e.to_string())?;
         let path = server.path_stats().next().ok_or("no path")?;
         println!(
             "{}: {received_bytes} bytes delivered; server sent {} packets, lost {}, cwnd {} bytes",

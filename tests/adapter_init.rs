@@ -9,6 +9,11 @@ use std::sync::Mutex;
 use quiche_vegas::Algorithm;
 use quiche_vegas::CcSpec;
 
+/// The in-memory client and server of `examples/embed.rs`.
+#[allow(dead_code)]
+#[path = "../examples/embed.rs"]
+mod embed;
+
 const MDS: usize = 1200;
 const TRANSFER_BYTES: usize = 200_000;
 
@@ -26,42 +31,13 @@ impl Write for SharedLog {
     }
 }
 
+/// quiche's configuration for one end, with an initial window of 1
+/// packet set before `configure`, as a user would: quiche allows it.
 fn config(spec: &CcSpec, is_server: bool) -> quiche::Config {
-    let mut config = quiche::Config::new(quiche::PROTOCOL_VERSION).unwrap();
-    config.set_application_protos(&[b"test"]).unwrap();
-    if is_server {
-        let dir = env!("CARGO_MANIFEST_DIR");
-        config
-            .load_cert_chain_from_pem_file(&format!("{dir}/examples/certs/cert.pem"))
-            .unwrap();
-        config
-            .load_priv_key_from_pem_file(&format!("{dir}/examples/certs/key.pem"))
-            .unwrap();
-    } else {
-        config.verify_peer(false);
-    }
-    config.set_initial_max_data(10_000_000);
-    config.set_initial_max_stream_data_bidi_local(10_000_000);
-    config.set_initial_max_stream_data_bidi_remote(10_000_000);
-    config.set_initial_max_streams_bidi(10);
-    // Before `configure`, as a user would: quiche allows 1 packet.
+    let mut config = embed::quiche_config(is_server).unwrap();
     config.set_initial_congestion_window_packets(1);
     spec.configure(&mut config);
     config
-}
-
-fn deliver(from: &mut quiche::Connection, to: &mut quiche::Connection) -> usize {
-    let mut buf = [0u8; 1500];
-    let mut count = 0;
-    while let Ok((len, info)) = from.send(&mut buf) {
-        let recv = quiche::RecvInfo {
-            from: info.from,
-            to: info.to,
-        };
-        let _ = to.recv(&mut buf[..len], recv);
-        count += 1;
-    }
-    count
 }
 
 #[test]
@@ -74,54 +50,11 @@ fn an_initial_window_of_one_packet_is_raised_to_two_with_a_qlog_warning() {
         let spec = CcSpec::plain(algorithm);
         let mut server_config = config(&spec, true);
         let mut client_config = config(&spec, false);
-        let client_addr = "127.0.0.1:1111".parse().unwrap();
-        let server_addr = "127.0.0.1:2222".parse().unwrap();
-        let mut client = quiche::connect(
-            None,
-            &quiche::ConnectionId::from_ref(&[1; 16]),
-            client_addr,
-            server_addr,
-            &mut client_config,
-        )
-        .unwrap();
-        let mut server = quiche::accept(
-            &quiche::ConnectionId::from_ref(&[2; 16]),
-            None,
-            server_addr,
-            client_addr,
-            &mut server_config,
-        )
-        .unwrap();
+        let (mut client, mut server) =
+            embed::connect_pair(&mut client_config, &mut server_config).unwrap();
         let log = SharedLog::default();
         server.set_qlog(Box::new(log.clone()), "test".into(), "test".into());
-
-        let body = vec![7u8; TRANSFER_BYTES];
-        let (mut sent, mut received, mut requested, mut asked) = (0, 0, false, false);
-        let mut buf = vec![0u8; 65536];
-        for _ in 0..100_000 {
-            if client.is_established() && !requested {
-                client.stream_send(0, b"GET", true).unwrap();
-                requested = true;
-            }
-            while server.stream_recv(0, &mut buf).is_ok() {
-                asked = true;
-            }
-            if asked && sent < TRANSFER_BYTES {
-                if let Ok(n) = server.stream_send(0, &body[sent..], true) {
-                    sent += n;
-                }
-            }
-            while let Ok((n, _)) = client.stream_recv(0, &mut buf) {
-                received += n;
-            }
-            if received == TRANSFER_BYTES {
-                break;
-            }
-            if deliver(&mut client, &mut server) + deliver(&mut server, &mut client) == 0 {
-                client.on_timeout();
-                server.on_timeout();
-            }
-        }
+        let received = embed::transfer(&mut client, &mut server, TRANSFER_BYTES).unwrap();
         assert_eq!(received, TRANSFER_BYTES, "{algorithm}");
         let cwnd = server.path_stats().next().unwrap().cwnd;
         assert!(cwnd >= 2 * MDS, "{algorithm}: cwnd {cwnd}");
