@@ -32,7 +32,6 @@ use quinn_proto::congestion::ControllerFactory;
 use quinn_proto::congestion::CubicConfig;
 use quinn_proto::congestion::NewRenoConfig;
 use quinn_proto::RttEstimator;
-use quinn_vegas::vegas_cc::spec::Params;
 use quinn_vegas::VegasFactory;
 
 #[path = "../tests/support/ack_sequence.rs"]
@@ -90,7 +89,8 @@ impl Subject {
                 adapter.congestion_window() as u64
             }
             Subject::QuinnVegas(name) => {
-                let factory = Arc::new(VegasFactory::new(name, &params(name)).expect("known"));
+                let factory =
+                    Arc::new(VegasFactory::new(name, &ack_sequence::params(name)).expect("known"));
                 let mut c = factory.build(start, DATAGRAM_BYTES as u16);
                 replay_quinn(c.as_mut(), frames, start, rtt);
                 c.window()
@@ -109,23 +109,9 @@ impl Subject {
     }
 }
 
-fn params(name: &str) -> Params {
-    let mut params = Params::new();
-    if name.ends_with("-compat") {
-        for (key, value) in [
-            ("buffer_pkts", "100"),
-            ("reno_flows", "1"),
-            ("vegas_flows", "1"),
-            ("approach", "1"),
-        ] {
-            params.insert(key.into(), value.into());
-        }
-    }
-    params
-}
-
 fn vegas_cc_controller(name: &str) -> Box<dyn vegas_cc::Controller> {
-    vegas_cc::spec::build(name, &params(name), 10, DATAGRAM_BYTES).expect("known name")
+    vegas_cc::spec::build(name, &ack_sequence::params(name), 10, DATAGRAM_BYTES)
+        .expect("known name")
 }
 
 /// The sequence through quinn's trait, in quinn-proto's order: each

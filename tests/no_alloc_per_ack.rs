@@ -14,7 +14,6 @@ use quiche::congestion::CongestionController;
 use quiche_vegas::adapter::Adapter;
 use quiche_vegas::vegas_cc;
 use quiche_vegas::vegas_cc::spec;
-use quiche_vegas::vegas_cc::spec::Params;
 
 #[path = "support/ack_sequence.rs"]
 mod ack_sequence;
@@ -63,24 +62,14 @@ const WARM_UP_FRAMES: usize = 10_000;
 /// decisions and handles a loss.
 const COUNTED_FRAMES: usize = 50_000;
 
-fn params(name: &str) -> Params {
-    let mut params = Params::new();
-    if name.ends_with("-compat") {
-        for (key, value) in [
-            ("buffer_pkts", "100"),
-            ("reno_flows", "1"),
-            ("vegas_flows", "1"),
-            ("approach", "1"),
-        ] {
-            params.insert(key.into(), value.into());
-        }
-    }
-    params
-}
-
 fn controller(name: &str) -> Box<dyn vegas_cc::Controller> {
-    spec::build(name, &params(name), 10, ack_sequence::DATAGRAM_BYTES)
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
+    spec::build(
+        name,
+        &ack_sequence::params(name),
+        10,
+        ack_sequence::DATAGRAM_BYTES,
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 fn split() -> (Vec<Frame>, Vec<Frame>) {

@@ -139,6 +139,23 @@ pub fn sequence(frames: usize) -> Vec<Frame> {
     out
 }
 
+/// The parameters `name` needs: the `*-compat` names require a buffer,
+/// the flow counts and an approach (Feng & Vanichpun); the others none.
+pub fn params(name: &str) -> vegas_cc::spec::Params {
+    let mut params = vegas_cc::spec::Params::new();
+    if name.ends_with("-compat") {
+        for (key, value) in [
+            ("buffer_pkts", "100"),
+            ("reno_flows", "1"),
+            ("vegas_flows", "1"),
+            ("approach", "1"),
+        ] {
+            params.insert(key.into(), value.into());
+        }
+    }
+    params
+}
+
 /// Replays `frames` into a vegas-cc controller as a stack would: each
 /// packet sent, then the ACK frame, then the decision records drained.
 /// `acked` is the caller's reused buffer. Returns the records drained.

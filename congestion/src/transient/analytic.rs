@@ -374,12 +374,7 @@ pub fn gallop_rtts_to_bandwidth(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Rounds to `decimals` decimal places.
-    fn round_to(value: f64, decimals: i32) -> f64 {
-        let scale = 10f64.powi(decimals);
-        (value * scale).round() / scale
-    }
+    use crate::transient::tests::round_to;
 
     /// Table I network: mu_1 = 5,000 and mu_2 = 50,000 pkt/s, tau = 40 ms,
     /// 1 KB packets and 40-byte ACKs.

@@ -6,8 +6,9 @@ use crate::error::ParamError;
 use super::analytic::*;
 use super::selection::*;
 
-/// Rounds to `decimals` decimal places.
-fn round_to(value: f64, decimals: i32) -> f64 {
+/// Rounds to `decimals` decimal places (the papers print their numbers
+/// rounded; the transient tests compare at their precision).
+pub(super) fn round_to(value: f64, decimals: i32) -> f64 {
     let scale = 10f64.powi(decimals);
     (value * scale).round() / scale
 }
