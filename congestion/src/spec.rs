@@ -210,6 +210,23 @@ fn or_none<T: fmt::Display>(value: Option<T>) -> String {
 
 const BOOL_VALUES: &str = "true or false";
 
+/// The row of an on/off key: `name` sets and shows the config's `field`.
+macro_rules! on_off_key {
+    ($name:literal, $tier:expr, $doc:literal, $($field:ident).+) => {
+        Key {
+            name: $name,
+            tier: $tier,
+            values: BOOL_VALUES,
+            doc: $doc,
+            set: Some(|c, k, v| {
+                c.$($field).+ = k.parse_bool(v)?;
+                Ok(())
+            }),
+            show: |c, _| on_off(c.$($field).+),
+        }
+    };
+}
+
 /// Every key of the Vegas family, in the order errors list them. The
 /// `*-compat` keys (`buffer_pkts`, `reno_flows`, `vegas_flows`,
 /// `approach`) only with a `*-compat` name, and then all required.
@@ -443,17 +460,12 @@ pub const VEGAS_KEYS: &[Key<VegasConfig>] = &[
         }),
         show: |c, _| c.rtt_resolution.map_or(0, |r| r.as_micros()).to_string(),
     },
-    Key {
-        name: "subtract_ack_delay",
-        tier: Tier::User,
-        values: BOOL_VALUES,
-        doc: "take the peer's ACK delay out of each RTT sample (RFC 9002 5.3)",
-        set: Some(|c, k, v| {
-            c.sampler.subtract_ack_delay = k.parse_bool(v)?;
-            Ok(())
-        }),
-        show: |c, _| on_off(c.sampler.subtract_ack_delay),
-    },
+    on_off_key!(
+        "subtract_ack_delay",
+        Tier::User,
+        "take the peer's ACK delay out of each RTT sample (RFC 9002 5.3)",
+        sampler.subtract_ack_delay
+    ),
     Key {
         name: "round_rtt",
         tier: Tier::Expert,
@@ -554,50 +566,30 @@ pub const VEGAS_KEYS: &[Key<VegasConfig>] = &[
             ActualBytes::AckedOverRoundRtt => "acked_over_rtt".to_string(),
         },
     },
-    Key {
-        name: "require_cwnd_limited",
-        tier: Tier::Expert,
-        values: BOOL_VALUES,
-        doc: "only rounds whose own sends filled the window count",
-        set: Some(|c, k, v| {
-            c.sampler.require_cwnd_limited = k.parse_bool(v)?;
-            Ok(())
-        }),
-        show: |c, _| on_off(c.sampler.require_cwnd_limited),
-    },
-    Key {
-        name: "aggregation_aware",
-        tier: Tier::User,
-        values: BOOL_VALUES,
-        doc: "bound what aggregated ACK frames were held (bursts, release clocks): Wi-Fi, cellular, GRO",
-        set: Some(|c, k, v| {
-            c.sampler.aggregation_aware = k.parse_bool(v)?;
-            Ok(())
-        }),
-        show: |c, _| on_off(c.sampler.aggregation_aware),
-    },
-    Key {
-        name: "subtract_delay_noise",
-        tier: Tier::Expert,
-        values: BOOL_VALUES,
-        doc: "slow start judges each round's mean RTT less the path's delay noise",
-        set: Some(|c, k, v| {
-            c.sampler.subtract_delay_noise = k.parse_bool(v)?;
-            Ok(())
-        }),
-        show: |c, _| on_off(c.sampler.subtract_delay_noise),
-    },
-    Key {
-        name: "whole_datagrams",
-        tier: Tier::Expert,
-        values: BOOL_VALUES,
-        doc: "send the free window in whole datagrams only",
-        set: Some(|c, k, v| {
-            c.whole_datagrams = k.parse_bool(v)?;
-            Ok(())
-        }),
-        show: |c, _| on_off(c.whole_datagrams),
-    },
+    on_off_key!(
+        "require_cwnd_limited",
+        Tier::Expert,
+        "only rounds whose own sends filled the window count",
+        sampler.require_cwnd_limited
+    ),
+    on_off_key!(
+        "aggregation_aware",
+        Tier::User,
+        "bound what aggregated ACK frames were held (bursts, release clocks): Wi-Fi, cellular, GRO",
+        sampler.aggregation_aware
+    ),
+    on_off_key!(
+        "subtract_delay_noise",
+        Tier::Expert,
+        "slow start judges each round's mean RTT less the path's delay noise",
+        sampler.subtract_delay_noise
+    ),
+    on_off_key!(
+        "whole_datagrams",
+        Tier::Expert,
+        "send the free window in whole datagrams only",
+        whole_datagrams
+    ),
     Key {
         name: "trend_resolution_pkts",
         tier: Tier::Expert,
@@ -609,39 +601,24 @@ pub const VEGAS_KEYS: &[Key<VegasConfig>] = &[
         }),
         show: |c, _| pkts(c.trend_resolution_pkts),
     },
-    Key {
-        name: "round_diff",
-        tier: Tier::Expert,
-        values: BOOL_VALUES,
-        doc: "Diff from the round's own Expected and Actual rates instead of the window in transit",
-        set: Some(|c, k, v| {
-            c.round_diff = k.parse_bool(v)?;
-            Ok(())
-        }),
-        show: |c, _| on_off(c.round_diff),
-    },
-    Key {
-        name: "coexist",
-        tier: Tier::User,
-        values: BOOL_VALUES,
-        doc: "compete beside CUBIC, Reno or BBR; back to Vegas once the queue empties",
-        set: Some(|c, k, v| {
-            c.coexist = k.parse_bool(v)?;
-            Ok(())
-        }),
-        show: |c, _| on_off(c.coexist),
-    },
-    Key {
-        name: "fair_share",
-        tier: Tier::User,
-        values: BOOL_VALUES,
-        doc: "FAST TCP's step toward the band's middle: equal shares among family flows",
-        set: Some(|c, k, v| {
-            c.fair_share = k.parse_bool(v)?;
-            Ok(())
-        }),
-        show: |c, _| on_off(c.fair_share),
-    },
+    on_off_key!(
+        "round_diff",
+        Tier::Expert,
+        "Diff from the round's own Expected and Actual rates instead of the window in transit",
+        round_diff
+    ),
+    on_off_key!(
+        "coexist",
+        Tier::User,
+        "compete beside CUBIC, Reno or BBR; back to Vegas once the queue empties",
+        coexist
+    ),
+    on_off_key!(
+        "fair_share",
+        Tier::User,
+        "FAST TCP's step toward the band's middle: equal shares among family flows",
+        fair_share
+    ),
 ];
 
 /// Every key of `newreno`, in the order errors list them.
@@ -690,17 +667,12 @@ pub const NEWRENO_KEYS: &[Key<NewRenoConfig>] = &[
         set: None,
         show: |c, _| on_off(c.coarse_timeouts),
     },
-    Key {
-        name: "whole_datagrams",
-        tier: Tier::Expert,
-        values: BOOL_VALUES,
-        doc: "send the free window in whole datagrams only",
-        set: Some(|c, k, v| {
-            c.whole_datagrams = k.parse_bool(v)?;
-            Ok(())
-        }),
-        show: |c, _| on_off(c.whole_datagrams),
-    },
+    on_off_key!(
+        "whole_datagrams",
+        Tier::Expert,
+        "send the free window in whole datagrams only",
+        whole_datagrams
+    ),
 ];
 
 /// The table of `keys` of one tier (all with None) as Markdown: each key,
