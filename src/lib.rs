@@ -3,9 +3,9 @@
 //!
 //! The algorithms live in the stack-neutral crate [`vegas_cc`]; this crate
 //! plugs them into quiche (through a small patch that makes quiche's
-//! congestion-control trait public), writes their decisions to qlog, and,
-//! with the `sim` feature, runs real quiche connections over emulated
-//! bottleneck links in deterministic virtual time.
+//! congestion-control trait public) and writes their decisions to qlog.
+//! It is all an embedding application links; the simulator, the papers'
+//! scenarios and the trace graphs are the `vegas-lab` crate (`lab/`).
 //!
 //! ```no_run
 //! use quiche_vegas::{Algorithm, CcSpec};
@@ -15,14 +15,8 @@
 
 pub mod adapter;
 pub mod algorithm;
-#[cfg(feature = "sim")]
-pub mod plot;
 pub mod qlog;
-#[cfg(feature = "sim")]
-pub mod qvis;
 pub mod sending;
-#[cfg(feature = "sim")]
-pub mod sim;
 
 pub use adapter::Trace;
 pub use adapter::TraceData;

@@ -23,9 +23,9 @@ fn config(spec: &CcSpec, server: bool, pacing: bool) -> quiche::Config {
     c.set_application_protos(&[b"test"]).unwrap();
     if server {
         let dir = env!("CARGO_MANIFEST_DIR");
-        c.load_cert_chain_from_pem_file(&format!("{dir}/src/sim/certs/sim-cert.pem"))
+        c.load_cert_chain_from_pem_file(&format!("{dir}/lab/src/sim/certs/sim-cert.pem"))
             .unwrap();
-        c.load_priv_key_from_pem_file(&format!("{dir}/src/sim/certs/sim-key.pem"))
+        c.load_priv_key_from_pem_file(&format!("{dir}/lab/src/sim/certs/sim-key.pem"))
             .unwrap();
     } else {
         c.verify_peer(false);

@@ -1,7 +1,7 @@
 # The throwaway variants of docs/real-links.md's analysis, measured on the cells
 # `cargo xtask bench --traces` leaves in target/bench-traces/ (run from the
 # repository root): git apply docs/real-links/variants.patch; cargo build --release
-# --features sim --bin vegas-lab; python3 docs/real-links/variants.py
+# -p vegas-lab; python3 docs/real-links/variants.py
 # target/release/vegas-lab ";outage;vel;nodeep;nodeep,outage;nodeep,vel;nodeep,outage,vel"
 # (each variant a VX value; "" is the default). Prints vegas over cubic per cell.
 import json, subprocess, glob, re, os, sys

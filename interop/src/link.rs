@@ -1,6 +1,6 @@
 //! One direction of the emulated bottleneck, in real time: the model of
 //! [`crate::model`] (random loss, drop-tail FIFO, serializer, delay,
-//! aggregation), shared with the simulator's `src/sim/link.rs`. Packets
+//! aggregation), shared with the simulator's `lab/src/sim/link.rs`. Packets
 //! never overtake each other here (after a delay decrease a packet leaves
 //! no earlier than the one before it).
 //!

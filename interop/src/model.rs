@@ -1,5 +1,5 @@
 //! The link model shared by the simulator (`quiche-vegas`'s
-//! `src/sim/link.rs`, virtual time) and the emulator ([`crate::link`], real
+//! `lab/src/sim/link.rs`, virtual time) and the emulator ([`crate::link`], real
 //! time): a link's parameters, its random loss, the drop-tail queue and its
 //! log ([`DropTailQueue`]). Each side keeps only its clock, serializer and
 //! statistics.

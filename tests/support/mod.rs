@@ -1,5 +1,5 @@
 //! Helpers the HTTP/3 example tests share (`h3_examples`, `h3_bad_input`,
-//! `load`): temp directories, the example binaries, a running h3-server,
+//! `load`, and the lab's `real_time_base` and `reproduce`): temp directories, the example binaries, a running h3-server,
 //! bounded client runs. Binaries come from `target/<profile>/examples`,
 //! built with `--all-features` when missing or older than the example
 //! sources; every child is bounded in time and killed on drop.
@@ -43,10 +43,21 @@ impl Drop for TempDir {
     }
 }
 
+/// The repository's root: the folder of the root package, whose
+/// `examples/` these helpers run, for the tests of the root package and of
+/// `lab/` alike.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .find(|dir| dir.join("examples/h3-server.rs").is_file())
+        .expect("the repository's examples/ above this package")
+        .to_path_buf()
+}
+
 /// The newest modification time of example `name`'s own sources
 /// (`examples/NAME.rs` and `examples/common/`).
 fn newest_source(name: &str) -> Option<SystemTime> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let dir = repo_root().join("examples");
     let mut files = vec![dir.join(format!("{name}.rs"))];
     for entry in std::fs::read_dir(dir.join("common")).ok()?.flatten() {
         files.push(entry.path());
@@ -77,8 +88,8 @@ pub fn example(name: &str) -> PathBuf {
         }
         let mut cargo = Command::new(env!("CARGO"));
         cargo
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["build", "--quiet", "--all-features"])
+            .current_dir(repo_root())
+            .args(["build", "--quiet", "--all-features", "-p", "quiche-vegas"])
             .args(["--example", "h3-server", "--example", "h3-client"]);
         if profile_dir.ends_with("release") {
             cargo.arg("--release");
@@ -90,7 +101,7 @@ pub fn example(name: &str) -> PathBuf {
 }
 
 pub fn certs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/certs")
+    repo_root().join("examples/certs")
 }
 
 /// `--ca examples/certs/ca.pem`.

@@ -15,7 +15,7 @@
 //! - ten family flows started 1 s apart (`scenarios/scale-ten-flows.toml`);
 //! - false alarms: one family flow alone (10, 100, 1000 Mbit/s x 10, 40,
 //!   200 ms x 0.5, 1, 4 BDP), the ACK-frequency sweep, the route change and
-//!   the six hostile paths of `tests/hostile_network.rs` for 30 s.
+//!   the six hostile paths of `lab/tests/hostile_network.rs` for 30 s.
 //!
 //! Measures, over the competitor's lifetime: the family flow's share of
 //! the two flows' bytes, the bottleneck's utilization, mean and 95th
@@ -307,8 +307,8 @@ fn cells(o: &Options) -> Vec<Cell> {
     cells
 }
 
-// `HOSTILE_PATHS`: `tests/hostile_network.rs`'s paths, one table for both.
-include!("../../tests/support/hostile_paths.rs");
+// `HOSTILE_PATHS`: `lab/tests/hostile_network.rs`'s paths, one table for both.
+include!("../../lab/tests/support/hostile_paths.rs");
 
 /// Metrics of a one-on-one cell (module documentation).
 #[derive(Clone, Debug, Default)]
@@ -624,7 +624,7 @@ in Diff one round late. What else it took:
   detector reads as another kind of flow) the paper's -1 step, not half the
   excess (without, and without counting fractions: a flow held at 7
   packets beside CUBIC saw no backoff for 10 s, share 0.26 in
-  `tests/coexistence.rs`'s cell; on real sockets the flow still ends at a
+  `lab/tests/coexistence.rs`'s cell; on real sockets the flow still ends at a
   few packets in some runs, `docs/coexistence-summary.md`);
 - rounds that lower the window by a fraction of a packet count as backoffs,
   and an episode is judged only once it cut at least a packet (counting
@@ -716,7 +716,7 @@ fn report(o: &Options, cells: &[Cell], results: &[Value]) -> String {
          Every cell in which the flow switched to competitive mode (none listed: none did). \
          Alone: 10, 100, 1000 Mbit/s x 10, 40, 200 ms x 0.5, 1, 4 BDP for 30 s; the \
          `ack-frequency` sweep (ACK every 1-16 packets, with and without 20 ms ACK \
-         aggregation); `route-change`; the six hostile paths of `tests/hostile_network.rs` \
+         aggregation); `route-change`; the six hostile paths of `lab/tests/hostile_network.rs` \
          for 30 s.\n\n| family | cell | competitive s | switches |\n|---|---|---|---|"
     );
     let mut alone = 0;

@@ -173,7 +173,8 @@ fn on_path(program: &str) -> bool {
 
 /// The patches only our simulator needs (quiche's clock hook and seeded
 /// randomness): `cargo xtask vendor --into` leaves them out of a user's
-/// project; `quiche-vegas` without its `sim` feature does not read them.
+/// project; `quiche-vegas` does not use them (only the lab, `vegas-lab`,
+/// does).
 const SIMULATOR_ONLY_PATCHES: [&str; 1] = ["0006-clock-hook.patch"];
 
 /// The patches a downstream user needs: every patch but the simulator's.
@@ -422,7 +423,7 @@ fn bench(args: &[String]) -> Result<()> {
         return interop::bench_real(&root(), args, &lab);
     }
     let mut c = cargo();
-    c.args(["bench", "--features", "sim"]);
+    c.args(["bench", "-p", "quiche-vegas", "-p", "vegas-lab"]);
     c.args(args);
     run(c)
 }
@@ -463,18 +464,10 @@ fn write_generated_section(doc: &Path, command: &str, report: &str) -> Result<()
     std::fs::write(doc, new).map_err(|e| format!("{}: {e}", doc.display()))
 }
 
-/// Builds `vegas-lab` (release, simulator) and returns its path.
+/// Builds `vegas-lab` (release) and returns its path.
 fn build_lab() -> Result<PathBuf> {
     let mut build = cargo();
-    build.args([
-        "build",
-        "--release",
-        "--quiet",
-        "--features",
-        "sim",
-        "--bin",
-        "vegas-lab",
-    ]);
+    build.args(["build", "--release", "--quiet", "-p", "vegas-lab"]);
     run(build)?;
     Ok(root().join("target/release/vegas-lab"))
 }
@@ -568,9 +561,7 @@ fn demo(args: &[String]) -> Result<()> {
         "run",
         "--release",
         "--quiet",
-        "--features",
-        "sim",
-        "--bin",
+        "-p",
         "vegas-lab",
         "--",
         "demo",

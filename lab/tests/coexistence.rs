@@ -4,12 +4,10 @@
 //! leaves, and alone, among family flows and in paper mode it never
 //! switches. `cargo xtask bench --coexist` measures the whole grid.
 
-#![cfg(feature = "sim")]
-
-use quiche_vegas::sim::report::series;
-use quiche_vegas::sim::report::Report;
 use vegas_cc::vegas::CoexistMode;
 use vegas_cc::ControllerEvent;
+use vegas_lab::sim::report::series;
+use vegas_lab::sim::report::Report;
 
 #[path = "support/sim.rs"]
 mod sim_support;
@@ -36,7 +34,7 @@ fn flow(algorithm: &str, start_s: u32, duration_s: u32, params: &str) -> String 
     )
 }
 
-fn simulate(text: &str) -> (Report, quiche_vegas::sim::SimResult) {
+fn simulate(text: &str) -> (Report, vegas_lab::sim::SimResult) {
     run_and_report(&from_toml(text, "coexist", &[]))
 }
 

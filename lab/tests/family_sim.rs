@@ -14,9 +14,7 @@
 //!
 //! Every comparison runs both sides in mode = paper unless it says so.
 
-#![cfg(feature = "sim")]
-
-use quiche_vegas::sim::report::Report;
+use vegas_lab::sim::report::Report;
 
 #[path = "support/sim.rs"]
 mod sim_support;

@@ -5,10 +5,9 @@
 //! text or a file with `--set` overrides, a run with the default options
 //! and its summary, `vegas-lab` itself, a scratch directory.
 //!
-//! It needs the `sim` feature, which the HTTP/3 example tests (whose
-//! helpers are `support/mod.rs`) do not: each includer is
-//! `#![cfg(feature = "sim")]` and takes it as
-//! `#[path = "support/sim.rs"] mod sim_support;`.
+//! Each includer takes it as `#[path = "support/sim.rs"] mod sim_support;`.
+//! The tests that also run the HTTP/3 examples take the root package's
+//! `tests/support/mod.rs` as well.
 
 #![allow(dead_code)]
 
@@ -17,12 +16,12 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::process::Output;
 
-use quiche_vegas::sim::report::report;
-use quiche_vegas::sim::report::Report;
-use quiche_vegas::sim::run;
-use quiche_vegas::sim::RunOptions;
-use quiche_vegas::sim::Scenario;
-use quiche_vegas::sim::SimResult;
+use vegas_lab::sim::report::report;
+use vegas_lab::sim::report::Report;
+use vegas_lab::sim::run;
+use vegas_lab::sim::RunOptions;
+use vegas_lab::sim::Scenario;
+use vegas_lab::sim::SimResult;
 
 /// A scenario from TOML `text` (`origin` names it in errors) with `sets`
 /// applied as `--set` overrides.
@@ -40,7 +39,7 @@ pub fn load<S: AsRef<str>>(name_or_path: &str, sets: &[S]) -> Scenario {
 
 /// The path of `scenarios/FILE` in this repository.
 pub fn scenario_path(file: &str) -> String {
-    format!("{}/scenarios/{file}", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/../scenarios/{file}", env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Runs `s` with the default options: no queue logs or qlogs, no progress.

@@ -2,12 +2,10 @@
 //! flows, fairness, the receiver ACK policy, background traffic, outputs
 //! and the `vegas-lab` CLI contract.
 
-#![cfg(feature = "sim")]
-
-use quiche_vegas::sim::report::Report;
-use quiche_vegas::sim::run;
-use quiche_vegas::sim::RunOptions;
-use quiche_vegas::sim::Scenario;
+use vegas_lab::sim::report::Report;
+use vegas_lab::sim::run;
+use vegas_lab::sim::RunOptions;
+use vegas_lab::sim::Scenario;
 
 #[path = "support/sim.rs"]
 mod sim_support;

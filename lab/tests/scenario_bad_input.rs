@@ -3,8 +3,6 @@
 //! was silently accepted, and malformed or truncated files. Each must exit
 //! non-zero (not 101, a panic) and name the problem.
 
-#![cfg(feature = "sim")]
-
 #[path = "support/sim.rs"]
 mod sim_support;
 

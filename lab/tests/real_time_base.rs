@@ -2,20 +2,20 @@
 //! h3-server's qlog carry their wall-clock origins, and `vegas-lab plot`
 //! draws both on one time base, whatever the time between the emulator's
 //! start and the connection's.
-#![cfg(feature = "sim")]
 
 use std::net::SocketAddr;
 use std::process::Command;
 use std::process::Stdio;
 use std::time::Duration;
 
-use quiche_vegas::plot;
 use quiche_vegas::qlog::Trace;
 use vegas_interop::model::LinkSpec;
 use vegas_interop::relay::Config;
 use vegas_interop::relay::Emulator;
 use vegas_interop::relay::Route;
+use vegas_lab::plot;
 
+#[path = "../../tests/support/mod.rs"]
 mod support;
 
 use support::ca_args;

@@ -8,9 +8,9 @@ use std::time::Instant;
 use criterion::criterion_group;
 use criterion::criterion_main;
 use criterion::Criterion;
-use quiche_vegas::sim::run;
-use quiche_vegas::sim::RunOptions;
-use quiche_vegas::sim::Scenario;
+use vegas_lab::sim::run;
+use vegas_lab::sim::RunOptions;
+use vegas_lab::sim::Scenario;
 
 const VIRTUAL_SECONDS: u64 = 10;
 

@@ -1,17 +1,17 @@
 //! `vegas-lab reproduce`: scenario files with a `[paper]` section are run
 //! over their seeds and judged against the paper's numbers; bad sections
 //! are refused naming the field.
-#![cfg(feature = "sim")]
 
+#[path = "../../tests/support/mod.rs"]
 mod support;
 
-use quiche_vegas::sim::reproduce::draw_figures;
-use quiche_vegas::sim::reproduce::find_experiments;
-use quiche_vegas::sim::reproduce::render_markdown;
-use quiche_vegas::sim::reproduce::run_experiments;
-use quiche_vegas::sim::reproduce::Verdict;
-use quiche_vegas::sim::Scenario;
 use support::TempDir;
+use vegas_lab::sim::reproduce::draw_figures;
+use vegas_lab::sim::reproduce::find_experiments;
+use vegas_lab::sim::reproduce::render_markdown;
+use vegas_lab::sim::reproduce::run_experiments;
+use vegas_lab::sim::reproduce::Verdict;
+use vegas_lab::sim::Scenario;
 
 /// A 2 s NewReno-vs-Vegas run on a 10 Mbit/s link, with `paper` appended.
 fn experiment(name: &str, paper: &str) -> String {
@@ -121,9 +121,9 @@ fn a_bad_paper_section_names_the_field_and_what_is_allowed() {
 
 #[test]
 fn the_model_cells_are_valid_experiments_with_the_models_values() {
-    use quiche_vegas::sim::analytic::model_experiments;
     use vegas_cc::transient::critical_window_pkts;
     use vegas_cc::transient::SlowStartRtt;
+    use vegas_lab::sim::analytic::model_experiments;
     let cells = model_experiments().unwrap();
     assert!(cells.len() >= 8);
     let eq9 = cells

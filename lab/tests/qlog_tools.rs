@@ -1,18 +1,17 @@
 //! qlog tools over real simulated quiche connections: the `vegas:` event
 //! schema, reading back (the `qlog` crate's reader and ours), the qvis
 //! export, the trace graph's series (by content, not pixels) and bad input.
-#![cfg(feature = "sim")]
 
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use quiche_vegas::plot;
 use quiche_vegas::qlog;
 use quiche_vegas::qlog::Trace;
-use quiche_vegas::qvis;
-use quiche_vegas::sim::RunOptions;
+use vegas_lab::plot;
+use vegas_lab::qvis;
+use vegas_lab::sim::RunOptions;
 
 #[path = "support/sim.rs"]
 mod sim_support;
@@ -35,7 +34,7 @@ fn demo_dir() -> &'static Path {
             out_dir: Some(dir.clone()),
             ..Default::default()
         };
-        quiche_vegas::sim::run(&scenario, options).unwrap();
+        vegas_lab::sim::run(&scenario, options).unwrap();
         dir
     })
 }

@@ -38,9 +38,9 @@ use super::scenario::LinkChange;
 use super::scenario::Scenario;
 use super::to_nanos;
 use super::Nanos;
-use crate::adapter::Trace;
-use crate::adapter::TraceData;
-use crate::CcSpec;
+use quiche_vegas::adapter::Trace;
+use quiche_vegas::adapter::TraceData;
+use quiche_vegas::CcSpec;
 use vegas_cc::ControllerEvent;
 use vegas_interop::model::Service;
 
@@ -1069,7 +1069,7 @@ impl Simulator {
             // Back-pressure, as a real server has: write only what keeps
             // about one window unsent in quiche (which accepts a window's
             // worth on every call, however much already waits).
-            let mut budget = crate::sending::send_budget_bytes(conn) as u64;
+            let mut budget = quiche_vegas::sending::send_budget_bytes(conn) as u64;
             while let Some(remaining) = f.to_send.filter(|r| *r > 0 && budget > 0) {
                 let n = remaining.min(self.zeros.len() as u64).min(budget) as usize;
                 let fin = f.bytes_target.is_some() && n as u64 == remaining;
@@ -1121,7 +1121,7 @@ fn set_qlog(
     // The trace records which simulator time its qlog time 0 is, so the
     // plot and the qvis export align it exactly with the queue logs and
     // the other endpoint.
-    crate::qlog::setup_writer(
+    quiche_vegas::qlog::setup_writer(
         conn,
         Box::new(std::io::BufWriter::new(file)),
         side,

@@ -18,12 +18,12 @@ use clap::Parser;
 use clap::Subcommand;
 use indicatif::ProgressBar;
 use indicatif::ProgressStyle;
-use quiche_vegas::sim;
-use quiche_vegas::sim::report::report;
-use quiche_vegas::sim::report::Report;
-use quiche_vegas::sim::RunOptions;
-use quiche_vegas::sim::Scenario;
 use vegas_interop::cli::resolved_path;
+use vegas_lab::sim;
+use vegas_lab::sim::report::report;
+use vegas_lab::sim::report::Report;
+use vegas_lab::sim::RunOptions;
+use vegas_lab::sim::Scenario;
 
 #[derive(Parser)]
 #[command(
@@ -501,7 +501,7 @@ fn read_trace(path: &Path) -> Result<quiche_vegas::qlog::Trace> {
 }
 
 fn qvis(mut input: Vec<PathBuf>, output: &Path, max_mb: f64, no_peer: bool) -> Result<()> {
-    use quiche_vegas::qvis;
+    use vegas_lab::qvis;
     if !no_peer && input.len() == 1 {
         if let Some(peer) = qvis::peer_path(&input[0]) {
             eprintln!("adding the other endpoint: {}", peer.display());
@@ -556,7 +556,7 @@ fn plot(
     flow: &[usize],
     title: Option<String>,
 ) -> Result<()> {
-    use quiche_vegas::plot;
+    use vegas_lab::plot;
     anyhow::ensure!(
         flow.is_empty() || flow.len() == input.len(),
         "give --flow once per input ({} inputs, {} --flow)",

@@ -4,12 +4,10 @@
 //! 25 ms), and the `route-change` path whose propagation delay doubles.
 //! Steady-state figures are over the second half of each run.
 
-#![cfg(feature = "sim")]
-
-use quiche_vegas::sim::report::report;
-use quiche_vegas::sim::report::LinkReport;
 use vegas_cc::events::Action;
 use vegas_cc::ControllerEvent;
+use vegas_lab::sim::report::report;
+use vegas_lab::sim::report::LinkReport;
 
 #[path = "support/sim.rs"]
 mod sim_support;

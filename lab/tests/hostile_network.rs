@@ -3,12 +3,10 @@
 //! completes or the run reports it unfinished; nothing panics; the same
 //! seed gives the same run.
 
-#![cfg(feature = "sim")]
-
-use quiche_vegas::sim::run;
-use quiche_vegas::sim::RunOptions;
-use quiche_vegas::sim::Scenario;
-use quiche_vegas::sim::SimResult;
+use vegas_lab::sim::run;
+use vegas_lab::sim::RunOptions;
+use vegas_lab::sim::Scenario;
+use vegas_lab::sim::SimResult;
 
 #[path = "support/sim.rs"]
 mod sim_support;

@@ -34,10 +34,10 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::qlog;
-use crate::qlog::Record;
-use crate::qlog::Trace;
-use crate::qlog::TraceError;
+use quiche_vegas::qlog;
+use quiche_vegas::qlog::Record;
+use quiche_vegas::qlog::Trace;
+use quiche_vegas::qlog::TraceError;
 
 /// Bytes per KB on the figure's axes.
 const BYTES_PER_KB: f64 = 1000.0;
@@ -266,7 +266,7 @@ fn decimate_line(points: &[Point], column: impl Fn(f64) -> usize) -> Vec<Point> 
     out
 }
 
-/// One line of a queue log (format: top of `src/sim/link.rs`).
+/// One line of a queue log (format: top of `lab/src/sim/link.rs`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct QueueEvent {
     pub time_ms: f64,

@@ -61,8 +61,8 @@ use serde::Deserializer;
 use serde::Serialize;
 use vegas_interop::trace::DeliveryTrace;
 
-use crate::Algorithm;
-use crate::CcSpec;
+use quiche_vegas::Algorithm;
+use quiche_vegas::CcSpec;
 
 /// A rate in bit/s, written with a unit: `10Mbit/s`, `200KB/s`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -533,38 +533,38 @@ fn default_mds() -> usize {
 
 /// Built-in scenarios: name, TOML.
 pub const BUILTINS: &[(&str, &str)] = &[
-    ("demo", include_str!("../../scenarios/demo.toml")),
+    ("demo", include_str!("../../../scenarios/demo.toml")),
     (
         "ack-frequency",
-        include_str!("../../scenarios/ack-frequency.toml"),
+        include_str!("../../../scenarios/ack-frequency.toml"),
     ),
     (
         "route-change",
-        include_str!("../../scenarios/route-change.toml"),
+        include_str!("../../../scenarios/route-change.toml"),
     ),
     (
         "gallop-vegas",
-        include_str!("../../scenarios/gallop-vegas.toml"),
+        include_str!("../../../scenarios/gallop-vegas.toml"),
     ),
     (
         "gallop-vegas-buffer30",
-        include_str!("../../scenarios/gallop-vegas-buffer30.toml"),
+        include_str!("../../../scenarios/gallop-vegas-buffer30.toml"),
     ),
     (
         "gallop-vegas-example2",
-        include_str!("../../scenarios/gallop-vegas-example2.toml"),
+        include_str!("../../../scenarios/gallop-vegas-example2.toml"),
     ),
     (
         "vegas-a-reroute",
-        include_str!("../../scenarios/vegas-a-reroute.toml"),
+        include_str!("../../../scenarios/vegas-a-reroute.toml"),
     ),
     (
         "vegas-compat-reno",
-        include_str!("../../scenarios/vegas-compat-reno.toml"),
+        include_str!("../../../scenarios/vegas-compat-reno.toml"),
     ),
     (
         "gamma-selection",
-        include_str!("../../scenarios/gamma-selection.toml"),
+        include_str!("../../../scenarios/gamma-selection.toml"),
     ),
 ];
 

@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::Scenario;
-use crate::Algorithm;
+use quiche_vegas::Algorithm;
 
 /// Algorithms `cargo xtask demo` compares.
 pub const ALGORITHMS: [Algorithm; 3] =

@@ -3,9 +3,7 @@
 //! link emulator's timer noise) and what it does to the Vegas family on a
 //! long fast path, where that noise is worth packets of Diff.
 
-#![cfg(feature = "sim")]
-
-use quiche_vegas::sim::report::Report;
+use vegas_lab::sim::report::Report;
 
 #[path = "support/sim.rs"]
 mod sim_support;

@@ -184,7 +184,7 @@ pub fn draw_figure(e: &Experiment, svg: &Path, link: String) -> Result<FigureDra
         for f in &summary.flows {
             let qlog = tmp.join(format!("flow-{}-server.sqlog", f.id));
             if qlog.exists() {
-                let (trace, _) = crate::qlog::Trace::read_tolerant(&qlog)?;
+                let (trace, _) = quiche_vegas::qlog::Trace::read_tolerant(&qlog)?;
                 traces.push((f.id, f.algorithm, trace));
             }
         }
@@ -440,7 +440,7 @@ pub fn render_markdown(
         md.push_str(
             "\n## The papers' models at new parameters\n\nEach expected value is computed by \
              the model in `vegas-cc` (`transient/analytic.rs`, `reno_compat.rs`) for a path no paper \
-             used; the cells are built in `src/sim/analytic.rs`.\n\n",
+             used; the cells are built in `lab/src/sim/analytic.rs`.\n\n",
         );
         summary_table(&mut md, models);
         for r in models {

@@ -1,14 +1,12 @@
 //! The demo path: Vegas and NewReno from vegas-cc drive real quiche connections
 //! over the virtual-time bottleneck of the demo (the Vegas paper's Fig. 6).
 
-#![cfg(feature = "sim")]
-
-use quiche_vegas::sim::demo;
-use quiche_vegas::sim::SimResult;
 use quiche_vegas::vegas_cc::events::Action;
 use quiche_vegas::vegas_cc::ControllerEvent;
 use quiche_vegas::vegas_cc::Phase;
 use quiche_vegas::Algorithm;
+use vegas_lab::sim::demo;
+use vegas_lab::sim::SimResult;
 
 #[path = "support/sim.rs"]
 mod sim_support;

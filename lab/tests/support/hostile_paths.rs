@@ -1,5 +1,5 @@
 // The six hostile paths: bottleneck-section overlays (TOML) on 10 Mbit/s,
-// 40 ms RTT, a 100-packet buffer. One table for `tests/hostile_network.rs`
+// 40 ms RTT, a 100-packet buffer. One table for `lab/tests/hostile_network.rs`
 // and `cargo xtask bench --coexist` (its false-alarm cells), which both
 // `include!` this file.
 

@@ -2,7 +2,6 @@
 //! are not scenario fields) refuse bad values: a non-zero exit status that
 //! is not a panic's (101), an error naming the flag and the value, no
 //! panic message, and nothing written.
-#![cfg(feature = "sim")]
 
 use std::path::PathBuf;
 
