@@ -22,20 +22,19 @@ pub const THINNED_ACK_PKTS_PER_FRAME: f64 = 2.5;
 /// The fewest packets a delivery rate is read over (the round's fastest rate,
 /// `RoundSample::max_ack_rate_bytes_per_sec`). One
 /// frame of one or two packets times a gap of a few packet times, and a
-/// real receiver's and network's jitter is of that order: two frames 0.1 ms
-/// apart read 27 MB/s on a 12.5 MB/s link (the link emulator, 100 Mbit/s).
-/// 16 packets are one frame of a peer that ACKs every 16, eight of one
-/// that ACKs every second packet. Our choice.
+/// real receiver's and network's jitter is of that order. 16 packets are
+/// one frame of a peer that ACKs every 16, eight of one that ACKs every
+/// second packet. Our choice; measured: docs/constants.md,
+/// `sampler::FRAME_RATE_MIN_PKTS`.
 pub const FRAME_RATE_MIN_PKTS: u64 = 16;
 
 /// The frame rate is read over at least this fraction of the window as
 /// well as [`FRAME_RATE_MIN_PKTS`]: a real sender's event loop reads ACK
-/// frames in clumps (tens of frames stamped with one arrival time), and
-/// over 16 packets such clumps read 1.7 times the link's rate at the end
-/// of slow start (100 Mbit/s x 80 ms through the link emulator), which
-/// left the exit window at 7/8 of a doubled one. Over an eighth of the
+/// frames in clumps (tens of frames stamped with one arrival time), which
+/// over 16 packets read well above the link's rate. Over an eighth of the
 /// window a clump moves the rate by its share of those packets. Our
-/// choice.
+/// choice; measured: docs/constants.md,
+/// `sampler::FRAME_RATE_WINDOW_DIVISOR`.
 pub const FRAME_RATE_WINDOW_DIVISOR: u64 = 8;
 
 /// The latest ACK frames outside bursts, for a delivery rate over at least
@@ -116,12 +115,9 @@ pub const PHASE_LOCK_ROUNDS: u32 = 2;
 
 /// Hold bounds narrower than this many packet times at the delivery rate
 /// are not taken as a phase lock: their middle is within 2.5 packets of
-/// the truth. Our choice, measured on `ack-frequency` with 20 ms
-/// aggregation: at 2, a saturated flow whose pattern repeats (an ACK
-/// every 4 packets, 5 frames per release) was taken as locked, grew by a
-/// frame and raised the standing queue from 3.9 to 4.5 packets; at 5 it
-/// is not, and the locks at one or two frames per release (8 packets
-/// apart or more) still are.
+/// the truth, and a saturated flow's repeating pattern is not a lock. Our
+/// choice; measured: docs/constants.md,
+/// `sampler::PHASE_LOCK_MIN_WIDTH_PKTS`.
 pub const PHASE_LOCK_MIN_WIDTH_PKTS: u64 = 5;
 
 /// After a phase lock turned out to be a queue (an ACK frame's worth of

@@ -50,16 +50,10 @@
 //!     Diff by several packets; the send span of the delivered packets does
 //!     not depend on when ACKs arrive at all.
 //!
-//!   `Sent` was the paper mode until it was measured on ACK-clocked
-//!   windows below the path's capacity (the slow start of a large-BDP
-//!   path): the window leaves as a train, the distinguished packet is the
-//!   train's first and sees no queue, so `interval` is BaseRTT and Actual
-//!   is the bytes sent over BaseRTT. Diff then reads only the window's
-//!   bookkeeping (the window at the round's end minus the bytes sent in
-//!   it, 0 or 1 packet in alternate rounds) and none of the queue the
-//!   train builds: in the `gallop-vegas` scenarios round RTTs 1 to 3
-//!   packets above BaseRTT gave Diff 0.00, and Gallop-Vegas halved its
-//!   increment on the alternate Diff = 1.00 rounds.
+//!   `Sent` is not the paper mode: on an ACK-clocked window below the
+//!   path's capacity its distinguished packet is the train's first and
+//!   sees no queue, so Diff misses the queue the train builds. Measured:
+//!   docs/constants.md, `sampler::ActualBytes::Sent`.
 //! - Per-ACK RTT sample: RFC 9002 5.3 ack-delay adjustment when
 //!   `subtract_ack_delay` (the delay is capped at max_ack_delay, and a
 //!   result below min RTT becomes min RTT where RFC 9002 keeps the whole
@@ -74,11 +68,10 @@
 //!   BaseRTT is the RTT of a full segment. A QUIC connection also sends
 //!   small packets (handshake completion, the tail of a stream write),
 //!   whose RTT is lower by their shorter serialization at the bottleneck:
-//!   (max_datagram_size - size) / rate, 0.15 ms at 50 Mbit/s but 8.8 ms
-//!   at 1 Mbit/s for a 100-byte packet. Taken as BaseRTT, a full-sized
+//!   (max_datagram_size - size) / rate. Taken as BaseRTT, a full-sized
 //!   packet then always looks queued by that much, and Diff reads
-//!   Actual * (that gap) packets high (measured: 0.3 to 0.7 packets in the
-//!   `gallop-vegas` scenario, a third to two thirds of gamma). A sample
+//!   Actual * (that gap) packets high. Measured: docs/constants.md,
+//!   `sampler::SamplerConfig::base_rtt_full_sized_only`. A sample
 //!   counts for BaseRTT when the packet it measures (the largest newly
 //!   acknowledged, RFC 9002 5.1) is a full datagram; until the first such
 //!   sample, every sample counts. Round RTTs still use every sample.
@@ -101,9 +94,8 @@
 //!   or the smallest sample if the interval is empty (the RTT moved within
 //!   the round). On a path that does not bunch ACKs nothing changes: the
 //!   smallest sample is exact there, and the middle would be off by half
-//!   an ACK spacing. Measured on the `ack-frequency` scenario with 20 ms
-//!   aggregation: an ACK every 4 packets gives 49% steady utilization
-//!   with the smallest sample and 99.8% with the bounds.
+//!   an ACK spacing. Measured: docs/constants.md,
+//!   `sampler::SamplerConfig::aggregation_aware`.
 //! - Release clocks: many aggregators (a Wi-Fi TXOP, a cellular scheduler,
 //!   our simulator's `reverse.aggregation`) release on the ticks of a clock.
 //!   When eight gaps between releases (frames within a burst or 200 us of
@@ -117,8 +109,8 @@
 //!   release, where no burst ever shows. One gap off the lattice forgets the
 //!   period.
 //! - Phase lock: a window-limited flow on a release clock can lock to a whole
-//!   pattern of frames per release (one frame of 8 packets every 20 ms, 38%
-//!   of the `ack-frequency` path). Its rounds repeat each other's samples
+//!   pattern of frames per release (one frame of 8 packets every 20 ms,
+//!   say). Its rounds repeat each other's samples
 //!   exactly, and its holds sit wherever Vegas stopped growing: more window
 //!   only moves them, like a queue, until one more frame shares a release.
 //!   After two rounds that repeat the previous one's bounds, with the bounds
@@ -128,17 +120,16 @@
 //!   period, or when the window has grown by one frame's bytes without it,
 //!   which says the extra RTT was a queue (then no new lock for
 //!   [`PHASE_LOCK_RETRY`]), or after twice that frame's packets of rounds (a
-//!   window that cannot grow). Measured with 20 ms aggregation: an ACK every
-//!   8 packets goes from 37% to 99.4% steady utilization, every 16 from 55%
-//!   to 99.9%.
+//!   window that cannot grow). Measured: docs/constants.md,
+//!   `sampler::PHASE_LOCK_ROUNDS`.
 //! - The round's minimum RTT reads the trough of any queue that swings
 //!   within a round. Pacing one window per credit cycle ran ahead of the
 //!   bottleneck each time the window stalled on a release, so the queue
-//!   rose for a round and drained in the stall, unseen (mean 4.9 and 6.6
-//!   packets at N = 8 and 16 with 20 ms aggregation). The Vegas family
+//!   rose for a round and drained in the stall, unseen. The Vegas family
 //!   therefore caps its pacing at the recent Actual plus a few packets per
 //!   round and paces its BaseRTT drains (`VegasConfig::pacing_headroom_pkts`
-//!   in `vegas/config.rs`): 2.5 and 3.6 packets. With an ACK every 16 packets a
+//!   in `vegas/config.rs`; measured: docs/constants.md,
+//!   `vegas::DEFAULT_PACING_HEADROOM_PKTS`). With an ACK every 16 packets a
 //!   round still has only 3 to 5 frames, and its bounds can be 20 ms apart;
 //!   some paths still lock there (docs/ack-frequency.md).
 //! - A round that ends with fewer than `min_round_samples` RTT samples or
@@ -148,8 +139,8 @@
 //!   per frame, smoothed) cannot give a small window three samples: the
 //!   round then needs only as many as its packets allow at that frequency,
 //!   at least one (not on an aggregating path, whose hold bounds need
-//!   several frames). Measured on `ack-frequency` with an ACK every 16
-//!   packets: rounds of 2.5 RTTs became rounds of about one.
+//!   several frames). Measured: docs/constants.md,
+//!   `sampler::THINNED_ACK_PKTS_PER_FRAME`.
 //! - Gating (`require_cwnd_limited`): a round is usable only if some send in
 //!   it left less than one max_datagram_size of window free and
 //!   `on_app_limited` was not signalled in it. Otherwise the bytes sent are
@@ -196,17 +187,16 @@ pub const DEFAULT_MIN_ROUND_BYTES: u64 = 2 * 1200;
 const SMOOTHING_GAIN_DENOMINATOR: u32 = 8;
 
 /// The delay noise is read from round means of at least this many
-/// samples: the smallest of several means of five samples each was 0.2 ms
-/// below the noise's 0.6 ms mean (virtual time, 300 us of jitter each
-/// way), of 16 and more about 0.05 ms. Our choice.
+/// samples: the smallest of several means of few samples sits well below
+/// the noise's mean. Our choice; measured: docs/constants.md,
+/// `sampler::DELAY_NOISE_MIN_SAMPLES`.
 pub const DELAY_NOISE_MIN_SAMPLES: u32 = 16;
 
 /// The largest delay noise the sampler assumes: RFC 9002's timer
 /// granularity (kGranularity, 6.1.2), which bounds what hosts' timers and
 /// schedulers add. A larger gap between the quietest round's mean and
-/// BaseRTT is a queue: a first window of 90 packets queued behind itself
-/// at 1 packet per ms read as 45 ms of "noise" and hid the queue from
-/// slow start for a doubling.
+/// BaseRTT is a queue (a first window queued behind itself), not noise.
+/// Measured: docs/constants.md, `sampler::MAX_DELAY_NOISE`.
 pub const MAX_DELAY_NOISE: Duration = Duration::from_millis(1);
 
 /// What one finished round measured.
@@ -654,8 +644,8 @@ impl RoundSampler {
         // a request in flight) measures nothing about the path. A paced
         // sender rarely has the whole window in flight at one instant, so
         // sending two thirds of a window in the round counts as using it
-        // too (measured with the h3 example over the link emulator: a real
-        // event loop paces late enough that three quarters froze Vegas).
+        // too: a real event loop paces late. Measured: docs/constants.md,
+        // `sampler::RoundSample::usable`.
         let own_sends = 2 * round.bytes_sent >= round.start_cwnd_bytes as u64;
         let window_used =
             round.cwnd_limited || 3 * round.bytes_sent >= 2 * round.start_cwnd_bytes as u64;
@@ -694,11 +684,9 @@ impl RoundSampler {
     /// its window far below the pipe) carries the mean noise. On a path
     /// without noise that is near zero; where timers, schedulers or a
     /// link emulator add a fraction of a millisecond to each packet it is
-    /// about that mean, and a round's mean carries the same: at
-    /// 100 Mbit/s x 80 ms a 0.2 ms noise reads as 1.9 packets of Diff in a
-    /// 650-packet window, and slow start, which judges the mean, left at
-    /// 0.86 of the pipe (virtual time with 100 us of jitter each way).
-    /// At most [`MAX_DELAY_NOISE`].
+    /// about that mean, and a round's mean carries the same, which ends
+    /// slow start early (measured: docs/constants.md,
+    /// `sampler::RoundSampler::delay_noise`). At most [`MAX_DELAY_NOISE`].
     pub fn delay_noise(&self) -> Option<Duration> {
         Some(
             self.min_round_mean_rtt?
@@ -774,10 +762,11 @@ impl RoundSampler {
         // RFC 9002 5.3 keeps the whole sample when subtracting would go
         // below min_rtt. The stack's min_rtt is itself a raw sample with
         // its own ack delay, so a sample held by a delayed-ACK timer often
-        // lands just below it: keeping all of it read an 8.8 ms timer as
-        // 8 packets of queue (an ACK every 16 packets, 10 Mbit/s). Never
-        // below min_rtt is the rule's intent; min_rtt is the closest
-        // sample that keeps it.
+        // lands just below it, and keeping all of it reads the timer as
+        // queue (measured: docs/constants.md,
+        // `sampler::SamplerConfig::subtract_ack_delay`). Never below
+        // min_rtt is the rule's intent; min_rtt is the closest sample
+        // that keeps it.
         Some(latest_rtt.saturating_sub(ack_delay).max(min_rtt))
     }
 }
@@ -786,8 +775,8 @@ impl RoundSampler {
 /// ACK frames can give when it acknowledges less often than every second
 /// packet ([`THINNED_ACK_PKTS_PER_FRAME`]): a round of P packets with an ACK
 /// every f packets has about P / f samples, and waiting for `configured`
-/// would stretch it over several RTTs (with an ACK every 16 packets and a
-/// 20-packet window, rounds of 2.5 RTTs: a third of Vegas's growth).
+/// would stretch it over several RTTs (measured: docs/constants.md,
+/// `sampler::THINNED_ACK_PKTS_PER_FRAME`).
 fn min_round_samples(
     configured: u32,
     acked_bytes: u64,
