@@ -71,9 +71,8 @@
 //!    Whole datagrams matter in QUIC: a stack such as quiche lets the
 //!    application write only as many bytes as the window has free, so a
 //!    window that grew by a fraction of a datagram per ACK makes the sender
-//!    emit a small packet per ACK; measured in the `gallop-vegas` scenario
-//!    (50 Mbit/s, 100 ms), that doubled the packet count, filled the
-//!    100-packet buffer with fragments and cost 13 packets in slow start.
+//!    emit a small packet per ACK, fragments that fill the buffer
+//!    (measured: docs/constants.md, `gallop` (whole datagrams)).
 //! 3. First RTT. "We do not increase congestion window size in the first
 //!    RTT, which is either the beginning of a connection or after a
 //!    retransmission timeout, because we have no idea about the available

@@ -4,9 +4,10 @@
 use super::*;
 
 /// One ACK frame's mean age counts for at most this many credit cycles:
-/// a frame that reports packets sent long ago (a peer's ACK frames lost
-/// for 20 s) moves the cycle by at most 1/8, as RFC 9002 5.3's gain
-/// intends for one sample, instead of slowing pacing 50-fold. Our choice.
+/// a frame that reports packets sent long ago (a peer's ACK frames lost)
+/// moves the cycle by at most 1/8, as RFC 9002 5.3's gain intends for one
+/// sample, instead of slowing pacing many-fold. Our choice; measured:
+/// docs/constants.md, `sampler::CREDIT_CYCLE_MAX_STEP`.
 pub const CREDIT_CYCLE_MAX_STEP: u32 = 2;
 
 impl RoundSampler {

@@ -68,27 +68,21 @@ pub const DEFAULT_PACING_HEADROOM_PKTS: f64 = 3.0;
 pub const DEFAULT_RTT_RESOLUTION: Duration = Duration::from_millis(1);
 /// A window more than this many times what a round carried (its rate over
 /// the round's Actual) is stale, and the pacing cap does not move toward it:
-/// after slow start's 7/8 cut on real sockets (100 Mbit/s through the link
-/// emulator) the window was 1.7 times the pipe, and moving the cap halfway
-/// to it queued 180 packets in a round; the cap the sender needs to catch
-/// up after a short round was 1.2 times (1 Gbit/s x 200 ms). Our choice.
+/// a window left above the pipe by slow start's cut is no rate to catch up
+/// to. Our choice; measured: docs/constants.md, `vegas::STALE_WINDOW_RATIO`.
 pub const STALE_WINDOW_RATIO: f64 = 1.25;
 /// Congestion-avoidance rounds after an every-round slow start
 /// ([`SlowStartGrowth::EveryRound`]) whose Actual the pacing cap does not
 /// take: in the first the overshoot drains while the sender waits, and the
-/// second is paced by a smoothed RTT the overshoot raised (57 Mbit/s at
-/// 100 Mbit/s x 80 ms, from which the cap climbed by its headroom for the
-/// rest of a 4 s transfer). After the paper's pace one round is skipped:
-/// two helped there too (100 Mbit/s x 80 ms, 4 s: 70.0 -> 77.5 Mbit/s in
-/// the simulator) but changed the dynamics after a route change enough for
-/// the coexistence mechanism, which keeps the old path's BaseRTT for 30 s,
-/// to switch (`vegas-a-reroute`, default mode: utilization 0.99 -> 0.80).
-/// Our choice.
+/// second is paced by a smoothed RTT the overshoot raised. After the
+/// paper's pace one round is skipped (two upset the coexistence mechanism
+/// after a route change). Our choice; measured: docs/constants.md,
+/// `vegas::POST_SLOW_START_SKIPPED_ROUNDS`.
 pub const POST_SLOW_START_SKIPPED_ROUNDS: u32 = 2;
 /// Rounds whose Actual the pacing cap is taken from. One round's Actual
-/// moves with how many ACK releases fall into it (800 to 1058 packets/s
-/// on a 1042 packets/s link, ACK every 16 packets, 20 ms aggregation); the
-/// mean of two halves that swing. Our choice.
+/// moves with how many ACK releases fall into it; the mean of two halves
+/// that swing. Our choice; measured: docs/constants.md,
+/// `vegas::PACING_CAP_ROUNDS`.
 pub const PACING_CAP_ROUNDS: usize = 2;
 
 /// Consecutive Vegas decreases after which a route change is suspected
@@ -115,9 +109,8 @@ pub enum SlowStartExitWindow {
     CutEighth,
     /// The pipe, as Linux `tcp_vegas.c` sets it on leaving slow start
     /// ("cwnd = (actual rate) * baseRTT", plus one packet), but never more
-    /// than the 7/8 cut. A 1/8 cut keeps most of a doubling's overshoot: at
-    /// 1 Gbit/s x 200 ms (20833 packets) slow start left 11,000 packets
-    /// queued, which congestion avoidance drains one packet per round.
+    /// than the 7/8 cut. A 1/8 cut keeps most of a doubling's overshoot,
+    /// which congestion avoidance drains one packet per round.
     ///
     /// The rate: once Diff > gamma says a queue is there, ACK frames arrive
     /// at the bottleneck's rate. Each reading of it errs low somewhere, so
@@ -126,23 +119,21 @@ pub enum SlowStartExitWindow {
     ///   ([`crate::sampler::FRAME_RATE_MIN_PKTS`]) and an eighth of the
     ///   window ([`crate::sampler::FRAME_RATE_WINDOW_DIVISOR`]);
     /// - the smoothed per-frame rate, each frame no faster than its packets
-    ///   were sent (BBR's delivery-rate guard): alone it lags when a round has few
-    ///   frames (an ACK every 16 packets read 38 packets for a pipe of 42),
-    ///   while the span rate alone read 9 packets for 42 where the path
-    ///   holds ACKs (20 ms aggregation: frames keep the holder's clock);
+    ///   were sent (BBR's delivery-rate guard): alone it lags when a round
+    ///   has few frames, while the span rate alone reads low where the
+    ///   path holds ACKs (frames keep the holder's clock);
     /// - Actual: alone it averages the doubling round's sends, which reach
-    ///   the bottleneck rate only near its end (1842 packets for 2083 at
-    ///   100 Mbit/s x 200 ms), but it is there when the first round's burst
-    ///   ends slow start before any rate reflects the path.
+    ///   the bottleneck rate only near its end, but it is there when the
+    ///   first round's burst ends slow start before any rate reflects the
+    ///   path.
     ///
     /// On real sockets an event loop reads ACK frames in clumps and the
-    /// frame rates read high; with the two guards above the exit window
-    /// through the link emulator at 100 Mbit/s x 80 ms fell from 7/8 of
-    /// the doubled window (1114-1270 datagrams) to 804-912 for a pipe of
-    /// 740, where the 7/8 bound held before.
+    /// frame rates read high; the two guards above keep the exit window
+    /// near the pipe.
     /// Gallop-Vegas makes its own cut (Gallop-Vegas III-C) and then keeps at
-    /// most the pipe too: its cut left 60 packets queued at 100 Mbit/s x
-    /// 200 ms, which the BaseRTT drains kept restoring.
+    /// most the pipe too: its cut alone leaves a queue the BaseRTT drains
+    /// keep restoring. Measured: docs/constants.md,
+    /// `vegas::SlowStartExitWindow::Pipe`.
     ///
     /// [`RoundDiff::pipe_bytes`]: super::RoundDiff::pipe_bytes
     Pipe,
@@ -162,15 +153,11 @@ pub enum SlowStartGrowth {
     /// not queue), except while its ACKs are for the initial window's
     /// burst, and within a round the growth stops once the last RTT
     /// samples show more than gamma packets queued ([`super::queue_watch`]).
-    /// Twice as fast to the pipe: the paper's pace took 15 rounds to a
-    /// 1852-packet pipe (100 Mbit/s x 200 ms), 3 s of a 4 s transfer; in the
-    /// simulator a 4 s transfer there went from 0.81x CUBIC's goodput to
-    /// 0.94x. Not the default: ten flows joining a shared link 1 s apart
-    /// took 20 s instead of under 10 to share it evenly (Jain 0.935 over
-    /// the run against 0.966), and it needs a paced sender (an ACK-clocked
-    /// doubling queues half its window behind itself). Without the
-    /// within-round stop the sharing was even but slow start overshot 1-BDP
-    /// buffers by up to 350 packets at 10-100 Mbit/s x 20-80 ms.
+    /// Twice as fast to the pipe. Not the default: flows joining a shared
+    /// link take longer to share it evenly, and it needs a paced sender (an
+    /// ACK-clocked doubling queues half its window behind itself); the
+    /// within-round stop keeps it from overshooting the buffer. Measured:
+    /// docs/constants.md, `vegas::SlowStartGrowth::EveryRound`.
     EveryRound,
 }
 
@@ -275,9 +262,9 @@ pub struct VegasConfig {
     /// the last [`PACING_CAP_ROUNDS`] rounds plus this many packets per
     /// round RTT ([`DEFAULT_PACING_HEADROOM_PKTS`]), and one packet per
     /// round below the mean Actual while Diff exceeds beta + 1 (the
-    /// headroom, not the window, then built the queue: at 100 Mbit/s it
-    /// grew 3 packets a round to 98 while the unused window fell one a
-    /// round). The first round after a BaseRTT drain, sent at the drain's
+    /// headroom, not the window, then built the queue; measured:
+    /// docs/constants.md, `vegas::VegasConfig::pacing_headroom_pkts`).
+    /// The first round after a BaseRTT drain, sent at the drain's
     /// pace, does not count in the mean; with no queue (Diff below alpha)
     /// the cap never falls, since a round that delivered less then says
     /// the sender fell short (a real event loop's late timers), not the
@@ -598,8 +585,8 @@ impl Default for VegasConfig {
             route_change_rounds: DEFAULT_ROUTE_CHANGE_ROUNDS,
             // RFC 9002 6.2: a PTO is a probe, not a loss. The paper's coarse
             // timeout collapsed the window on every PTO a reordered or
-            // delayed ACK caused: a 1 s delay spike cost 2.1 s instead of
-            // 1.0 s for 300 KB (tests/hostile_network.rs's path).
+            // delayed ACK caused. Measured: docs/constants.md,
+            // `vegas::PtoResponse::Ignore`.
             pto_response: PtoResponse::Ignore,
             trend_resolution_pkts: crate::vegas_a::VEGAS_A_TREND_RESOLUTION_PKTS,
             coexist: true,

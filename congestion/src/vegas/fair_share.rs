@@ -8,9 +8,8 @@
 //!   1 and 3): a flow that arrives late stops growing at alpha while the
 //!   flows before it hold at beta;
 //! - a flow that filled the link alone gives its window back one packet per
-//!   round: the first of ten flows at 100 Mbit/s x 40 ms still had twice
-//!   the others' rate 25 s after the last arrived (Jain 0.77,
-//!   `docs/coexistence.md`).
+//!   round, for tens of seconds on a fast path (measured:
+//!   docs/constants.md, `vegas::VegasConfig::fair_share`).
 //!
 //! The window update of FAST TCP (Jin, Wei & Low, "FAST TCP: Motivation,
 //! Architecture, Algorithms, Performance", INFOCOM 2004), Vegas's
@@ -33,8 +32,8 @@
 //! flows on a path of 400 packets keep a twentieth), and it judges the
 //! flow's backoffs. Halving the excess there can leave a flow with a window
 //! of a few packets, whose share of the other flow's queue sits inside the
-//! band, before the detector has seen three backoffs (a flow at 7 packets
-//! beside CUBIC, 20 Mbit/s x 40 ms: no backoff for 10 s).
+//! band, before the detector has seen three backoffs (measured:
+//! docs/constants.md, `vegas::VegasConfig::fair_share`).
 //!
 //! One flow alone keeps the middle of the band (2 packets with alpha 1,
 //! beta 3) instead of wherever it entered it. Vegas-A keeps its hold inside

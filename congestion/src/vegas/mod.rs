@@ -471,8 +471,8 @@ impl Vegas {
                     // that much, [`fair_share`]), which one flow's drain
                     // cannot empty. The drain confirms BaseRTT: kept as
                     // measured now, so the windowed minimum does not slide
-                    // up to include that queue, flow after flow (ten flows:
-                    // 40.1 -> 43.3 ms in 30 s, the queue 17 -> 50 packets).
+                    // up to include that queue, flow after flow (measured:
+                    // docs/constants.md, `vegas::VegasConfig::probe_base_rtt`).
                     // A path longer by less than that is missed: the flow
                     // then keeps less than the middle queued, never less
                     // than the pipe.

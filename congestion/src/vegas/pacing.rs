@@ -102,9 +102,9 @@ impl PacingCap {
         {
             self.clear();
             // After slow start's exit the sender waits for the overshoot
-            // to drain: the first congestion-avoidance round's Actual was
-            // 81% of 1 Gbit/s at 200 ms, and the cap, climbing by the
-            // headroom from there, held the flow at that for the whole run.
+            // to drain, so the first congestion-avoidance round's Actual is
+            // low and a cap climbing from it holds the flow there (measured:
+            // docs/constants.md, `vegas::POST_SLOW_START_SKIPPED_ROUNDS`).
             self.skip_delivery_rounds = match r.phase {
                 Phase::SlowStart if self.slow_start_growth == SlowStartGrowth::EveryRound => {
                     POST_SLOW_START_SKIPPED_ROUNDS
@@ -134,8 +134,8 @@ impl PacingCap {
         // III-B) in rate terms, as a window decrease would not slow a sender
         // the cap holds below its window. The packet above beta is slack for
         // Diff's noise under ACK aggregation, where holding or lowering the
-        // cap at beta cost up to 6% utilization (ack-frequency, N = 16,
-        // 20 ms aggregation); our choice.
+        // cap at beta costs utilization; our choice. Measured:
+        // docs/constants.md, `vegas::VegasConfig::pacing_headroom_pkts`.
         let step_pkts = if r.diff_pkts > r.beta_pkts + 1.0 {
             -1.0
         } else {
@@ -154,16 +154,15 @@ impl PacingCap {
             }
             // And on a path that does not hold ACKs, a window above what
             // the round carried says the cap held the sender: the cap moves
-            // halfway to the window's rate. Climbing by the headroom alone,
+            // halfway to the window's rate: climbing by the headroom alone,
             // one round that delivered less (slow start's exit, a loss)
-            // held 1 Gbit/s x 200 ms at 83% for the whole run. At Vegas's
-            // equilibrium the window is the pipe plus alpha..beta packets
-            // and halfway adds less than the headroom. Where ACKs are held
-            // (hold-bounded rounds) the window always looks unused, and
-            // halfway brought back the bursts the cap is for (ack-frequency,
-            // 20 ms aggregation, N = 16: 0.966 -> 0.944 utilization). A
-            // window far above what the round carried ([`STALE_WINDOW_RATIO`])
-            // is itself stale, not held back.
+            // holds the flow below the path. At Vegas's equilibrium the
+            // window is the pipe plus alpha..beta packets and halfway adds
+            // less than the headroom. Where ACKs are held (hold-bounded
+            // rounds) the window always looks unused, and halfway brings
+            // back the bursts the cap is for. A window far above what the
+            // round carried ([`STALE_WINDOW_RATIO`]) is itself stale, not
+            // held back. Measured: docs/constants.md, `vegas::STALE_WINDOW_RATIO`.
             let window_bytes_per_sec = r.cwnd_bytes as f64 / r.round_rtt.as_secs_f64();
             if !r.round.hold_bounded
                 && window_bytes_per_sec <= STALE_WINDOW_RATIO * delivery_bytes_per_sec
@@ -205,10 +204,11 @@ pub(super) fn pacing_rate(smoothed_rtt: Duration, i: &RateInputs) -> Option<u64>
     // Slow start keeps the smoothed RTT: its Diff is judged on the
     // queue a doubling builds (III-C), which pacing a window over the
     // longer credit cycle would hide until the next doubling overflows
-    // (measured on the `demo` path: 21 packets lost instead of 0).
+    // (measured: docs/constants.md, `vegas::PacingPeriod::CreditCycle`).
     // The stack's smoothed RTT takes one sample at 1/8: a frame for
-    // packets sent 20 s ago (their ACK frames lost) raised it from 40 ms
-    // to 2.5 s and slowed pacing 50-fold. The credit cycle moves at most
+    // packets sent long ago (their ACK frames lost) can raise it
+    // many-fold and slow pacing as much (measured: docs/constants.md,
+    // `sampler::CREDIT_CYCLE_MAX_STEP`). The credit cycle moves at most
     // 1/8 per frame ([`CREDIT_CYCLE_MAX_STEP`]), so the smoothed RTT
     // counts for at most that many cycles.
     let smoothed_rtt = i.credit_cycle.map_or(smoothed_rtt, |c| {

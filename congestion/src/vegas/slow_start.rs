@@ -86,9 +86,9 @@ impl Vegas {
             (SlowStartGrowth::EveryRound, SlowStartRound::Grow) => {
                 // A growing round is judged as a held one, and the next one
                 // grows again; but not while its ACKs are for the initial
-                // window, which leaves as one burst: at 10 Mbit/s x 40 ms it
-                // queued behind itself, Diff 1.05, and slow start ended at
-                // 20 packets of a 42-packet pipe.
+                // window, which leaves as one burst and queues behind
+                // itself (measured: docs/constants.md,
+                // `vegas::SlowStartGrowth::EveryRound`).
                 let judged = !self.round_carries_initial_burst();
                 match paper::slow_start_step(
                     SlowStartRound::Hold,
