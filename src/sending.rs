@@ -36,9 +36,9 @@ use std::time::Instant;
 /// Packets due within this much of now go out in the same flush, and a
 /// held flush asks to be called again this much before the next packet is
 /// due. quiche's pacer restarts its schedule from the send time of a packet
-/// sent late, so every late wake-up is lost sending time: a loop woken
-/// 150 us late before each packet sent 43 Mbit/s at a 100 Mbit/s pacing
-/// rate. Waking early by more than the usual lateness (Linux's default
+/// sent late, so every late wake-up is lost sending time (measured:
+/// docs/constants.md, `sending::DEFAULT_RELEASE_HORIZON`). Waking early by
+/// more than the usual lateness (Linux's default
 /// timer slack is 50 us, a busy machine adds more) keeps the schedule; the
 /// price is bursts of at most 0.25 ms of packets (23 at 1 Gbit/s with
 /// 1350-byte packets, 2 at 100 Mbit/s).

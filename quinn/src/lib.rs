@@ -84,8 +84,8 @@ pub const DEFAULT_INITIAL_WINDOW_PKTS: usize = 10;
 /// pacing burst builds at a slower bottleneck. quinn's pacer releases at
 /// least 10 datagrams at once (quinn-proto `pacing.rs`, `MIN_BURST_SIZE`),
 /// which wait (10 - 1) / 2 = 4.5 datagram times on average: with gamma = 1
-/// slow start read that burst as queue and ended at 40% of the pipe on a
-/// 50 Mbit/s x 80 ms path (docs: README, quinn and quiche). Used when
+/// slow start reads that burst as queue and ends early (measured:
+/// docs/constants.md, `quinn_vegas::QUINN_BURST_GAMMA_PKTS`). Used when
 /// neither `gamma` nor `gamma_rate` is given, outside `mode=paper`/`naive`.
 pub const QUINN_BURST_GAMMA_PKTS: f64 = 1.0 + (10.0 - 1.0) / 2.0;
 

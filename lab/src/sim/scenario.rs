@@ -34,9 +34,9 @@
 //! to each packet's delay a seeded draw from an exponential distribution
 //! of that mean (capped at [`JITTER_CAP_MEANS`] means), without
 //! reordering: a packet never arrives before the one sent ahead of it on
-//! the same link. The link emulator's own timer error on this machine is
-//! close to that shape (p50 29 us, p99 85 us over 76,727 datagrams at
-//! 100 Mbit/s), and the two QUIC endpoints' event loops add theirs.
+//! the same link. The link emulator's own timer error is close to that
+//! shape (measured: docs/constants.md, `sim::scenario::Impairments::jitter`),
+//! and the two QUIC endpoints' event loops add theirs.
 //!
 //! Bounds, so that no scenario panics, wraps around or runs out of memory:
 //! every duration at most 1 day ([`MAX_DURATION`]); rates from 1 bit/s to
@@ -98,7 +98,8 @@ pub const MAX_RATE_BPS: u64 = 1_000_000_000_000;
 pub const MAX_DURATION: Duration = Duration::from_secs(86_400);
 
 /// The most flows a scenario may list: each is a pair of quiche
-/// connections (about 370 kB each while active; 10,000 flows took 3.7 GB).
+/// connections, whose memory this bounds (measured: docs/constants.md,
+/// `sim::scenario::MAX_FLOWS`).
 pub const MAX_FLOWS: usize = 1_000;
 
 /// The most background flows a scenario may expect (arrivals per second x
