@@ -9,7 +9,7 @@
 //! build packets and events by hand (the sampler's, NewReno's) use the free
 //! constructors and [`AckEventBuilder`], so that every test fills in the
 //! fields it does not care about the same way. Helpers for one controller
-//! live with its tests (`impl TestSender<Vegas>` in `vegas/tests.rs`).
+//! live with its tests (`impl TestSender<Vegas>` in `vegas/tests/mod.rs`).
 //!
 //! Every packet is [`MDS`] bytes and counts towards bytes in flight; ACK
 //! frames report no ACK delay and the peer's max_ack_delay is
