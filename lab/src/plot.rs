@@ -124,7 +124,7 @@ impl Figure {
     /// column, a line keeps its first, lowest, highest and last points in
     /// time order (its vertical extent and its joins to the next columns),
     /// ticks and marks one each (a mark the highest), and KB-count labels
-    /// one per [`KB_LABEL_COLUMNS`] columns.
+    /// one per `KB_LABEL_COLUMNS` columns.
     pub fn decimated(&self, columns: usize) -> Figure {
         let columns = columns.max(1);
         let end_s = self.end_s();
