@@ -2,13 +2,10 @@
 //! processes on loopback (no root, no qdisc), and the helpers of
 //! `cargo xtask interop`.
 //!
-//! - [`model`]: the link model the simulator shares (parameters, seeded
-//!   loss, queue log).
 //! - [`link`]: one direction of the bottleneck (rate, delay, drop-tail
-//!   buffer, seeded loss, aggregation), the simulator's model in real time,
+//!   buffer, seeded loss, aggregation, trace-driven service): the link
+//!   model the simulator shares (crate `vegas-link-model`) in real time,
 //!   with the simulator's queue-log format.
-//! - [`trace`]: trace-driven service (mahimahi's delivery opportunities),
-//!   for the simulator's and the emulator's links alike.
 //! - [`cli`]: helpers the command lines share.
 //! - [`limits`]: the accepted range of every parameter (documented in
 //!   `vegas-link-emu --help`) and checked unit conversions.
@@ -19,9 +16,7 @@
 pub mod cli;
 pub mod limits;
 pub mod link;
-pub mod model;
 pub mod relay;
-pub mod trace;
 
 pub use link::LinkSpec;
 pub use relay::Config;

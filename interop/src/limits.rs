@@ -9,8 +9,8 @@
 //! 2^63 ns: a day of run time plus a minute of delay and the longest
 //! serialization (64 KiB at 1 kbit/s, 524 s) is about 8.7e13 ns.
 
-use crate::model::LinkSpec;
-use crate::model::Nanos;
+use vegas_link_model::LinkSpec;
+use vegas_link_model::Nanos;
 
 /// Slowest link rate: 1 kbit/s.
 pub const MIN_RATE_MBIT: f64 = 0.001;

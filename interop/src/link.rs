@@ -1,5 +1,5 @@
 //! One direction of the emulated bottleneck, in real time: the model of
-//! [`crate::model`] (random loss, drop-tail FIFO, serializer, delay,
+//! [`vegas_link_model`] (random loss, drop-tail FIFO, serializer, delay,
 //! aggregation), shared with the simulator's `lab/src/sim/link.rs`. Packets
 //! never overtake each other here (after a delay decrease a packet leaves
 //! no earlier than the one before it).
@@ -8,21 +8,21 @@
 //! *scheduled* time of the event it handles (the end of serialization of
 //! the previous packet, not the moment the thread woke up), so lateness of
 //! the scheduler never accumulates into the link's rate. The queue log has
-//! the simulator's format ([`crate::model::QueueLog`]). Times add up
+//! the simulator's format ([`vegas_link_model::QueueLog`]). Times add up
 //! saturating: with the bounds of [`crate::limits`] they stay far below
 //! `Nanos::MAX`, and a caller that goes beyond gets "never", not a wrap.
 
 use std::collections::VecDeque;
 use std::io::Write;
 
-use crate::model::Arrival;
-use crate::model::Datagram;
-use crate::model::DelayStats;
-use crate::model::DropTailQueue;
-pub use crate::model::LinkSpec;
-pub use crate::model::Nanos;
-use crate::model::QueueLog;
-use crate::model::Service;
+use vegas_link_model::Arrival;
+use vegas_link_model::Datagram;
+use vegas_link_model::DelayStats;
+use vegas_link_model::DropTailQueue;
+pub use vegas_link_model::LinkSpec;
+pub use vegas_link_model::Nanos;
+use vegas_link_model::QueueLog;
+use vegas_link_model::Service;
 
 /// A datagram crossing the link.
 #[derive(Debug)]
@@ -114,7 +114,7 @@ impl Link {
         w: Box<dyn Write + Send>,
         wall_clock_origin: std::time::SystemTime,
     ) -> std::io::Result<()> {
-        let origin = crate::model::wall_clock_origin_line(wall_clock_origin);
+        let origin = vegas_link_model::wall_clock_origin_line(wall_clock_origin);
         self.queue
             .set_log(QueueLog::new(w, &self.name, &self.spec, Some(&origin))?);
         Ok(())
@@ -278,7 +278,7 @@ mod tests {
 
     #[test]
     fn queue_log_has_the_simulator_format() {
-        let out = crate::model::tests::SharedLog::default();
+        let out = vegas_link_model::MemoryLog::default();
         let mut link = Link::new("down", LinkSpec::new(8_000_000, 0, 1), 1);
         let origin = std::time::UNIX_EPOCH + std::time::Duration::new(1_795_658_028, 887_149_221);
         link.set_log(Box::new(out.clone()), origin).unwrap();
@@ -286,12 +286,12 @@ mod tests {
         link.enqueue(500_000, pkt(3, 1000)); // + (queue 1)
         link.enqueue(600_000, pkt(3, 1000)); // d
         link.advance(1_000_000); // - at 1 ms
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let text = out.text();
         // The header names time 0's UTC instant, and reads back exactly.
         let first = text.lines().next().unwrap();
         assert_eq!(first, "# wall_clock_origin 2026-11-26T01:53:48.887149221Z");
         assert_eq!(
-            crate::model::parse_wall_clock_origin(first),
+            vegas_link_model::parse_wall_clock_origin(first),
             Some(Ok(origin))
         );
         let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();

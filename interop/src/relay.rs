@@ -38,8 +38,8 @@ use crate::link::LinkSpec;
 use crate::link::LinkStats;
 use crate::link::Nanos;
 use crate::link::Packet;
-use crate::model::Service;
-use crate::trace::DeliveryTrace;
+use vegas_link_model::trace::DeliveryTrace;
+use vegas_link_model::Service;
 
 /// A client-facing port and the server it relays to.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -167,7 +167,7 @@ pub struct Config {
     /// Busy-wait this long before an event instead of sleeping (0: never).
     pub spin_ns: Nanos,
     /// A trace of delivery opportunities that serves the down link instead
-    /// of its rate ([`crate::trace`]); its `rate_bps` is then only
+    /// of its rate ([`vegas_link_model::trace`]); its `rate_bps` is then only
     /// reported (the trace's mean).
     pub down_trace: Option<Arc<DeliveryTrace>>,
     /// The same for the up link.

@@ -228,7 +228,7 @@ fn one_way_delay_and_a_delay_step() {
 /// gap.
 #[test]
 fn a_trace_driven_link_replays_its_trace_in_real_time() {
-    use vegas_interop::trace::DeliveryTrace;
+    use vegas_link_model::trace::DeliveryTrace;
     let text: String = (1..=400u32)
         .filter(|&ms| ms <= 100 || (ms > 200 && ms % 2 == 0))
         .map(|ms| format!("{ms}\n"))
@@ -347,7 +347,7 @@ fn drop_tail_buffer_and_queue_log() {
     // The header: time 0 as UTC (read with the emulator's clock), then the
     // link.
     let mut header = text.lines();
-    let origin = vegas_interop::model::parse_wall_clock_origin(header.next().unwrap())
+    let origin = vegas_link_model::parse_wall_clock_origin(header.next().unwrap())
         .expect("a wall_clock_origin line first")
         .unwrap();
     let age = std::time::SystemTime::now()

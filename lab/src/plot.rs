@@ -310,7 +310,7 @@ impl QueueLog {
                 what,
             };
             if line.starts_with('#') {
-                if let Some(origin) = vegas_interop::model::parse_wall_clock_origin(line) {
+                if let Some(origin) = vegas_link_model::parse_wall_clock_origin(line) {
                     wall_clock_origin = Some(origin.map_err(error)?);
                 }
                 continue;

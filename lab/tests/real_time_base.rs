@@ -9,11 +9,11 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use quiche_vegas::qlog::Trace;
-use vegas_interop::model::LinkSpec;
 use vegas_interop::relay::Config;
 use vegas_interop::relay::Emulator;
 use vegas_interop::relay::Route;
 use vegas_lab::plot;
+use vegas_link_model::LinkSpec;
 
 #[path = "../../tests/support/mod.rs"]
 mod support;

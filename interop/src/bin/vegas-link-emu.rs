@@ -8,7 +8,7 @@
 //! ```
 //!
 //! `--trace-down FILE` / `--trace-up FILE` replay a mahimahi trace
-//! (`vegas_interop::trace`) instead of a fixed rate.
+//! (`vegas_link_model::trace`) instead of a fixed rate.
 //!
 //! Prints `relaying LISTEN -> SERVER` per route once bound, runs until
 //! `--duration-s` passes or SIGINT/SIGTERM, then prints per-link counters,
@@ -27,12 +27,12 @@ use clap::CommandFactory;
 use clap::Parser;
 use vegas_interop::cli::resolved_path;
 use vegas_interop::limits;
-use vegas_interop::trace::DeliveryTrace;
 use vegas_interop::Config;
 use vegas_interop::Emulator;
 use vegas_interop::LinkSpec;
 use vegas_interop::Route;
 use vegas_interop::Step;
+use vegas_link_model::trace::DeliveryTrace;
 
 /// The accepted ranges (interop/src/limits.rs) in the help text.
 const AFTER_HELP: &str = "Ranges: rates 0.001 (1 kbit/s) to 100000 (100 Gbit/s) Mbit/s; delays \

@@ -1,4 +1,4 @@
-//! A one-way link in virtual time: the model of `vegas_interop::model`
+//! A one-way link in virtual time: the model of `vegas_link_model`
 //! (random loss, then a drop-tail FIFO in front of a serializer of fixed
 //! rate, then a fixed propagation delay, and optionally ACK aggregation at
 //! the far end), shared with the UDP emulator. Rate, delay and loss can
@@ -8,13 +8,13 @@
 
 use std::io::BufWriter;
 
-use vegas_interop::model::Arrival;
-use vegas_interop::model::Datagram;
-pub use vegas_interop::model::DelayStats;
-use vegas_interop::model::DropTailQueue;
-pub use vegas_interop::model::LinkSpec;
-use vegas_interop::model::QueueLog;
-use vegas_interop::model::Service;
+use vegas_link_model::Arrival;
+use vegas_link_model::Datagram;
+pub use vegas_link_model::DelayStats;
+use vegas_link_model::DropTailQueue;
+pub use vegas_link_model::LinkSpec;
+use vegas_link_model::QueueLog;
+use vegas_link_model::Service;
 
 use super::Nanos;
 
@@ -183,7 +183,9 @@ impl Link {
     }
 
     /// The trace that serves this link, if it is trace-driven.
-    pub fn delivery_trace(&self) -> Option<&std::sync::Arc<vegas_interop::trace::DeliveryTrace>> {
+    pub fn delivery_trace(
+        &self,
+    ) -> Option<&std::sync::Arc<vegas_link_model::trace::DeliveryTrace>> {
         self.service.delivery_trace()
     }
 
@@ -438,7 +440,7 @@ mod tests {
     #[test]
     fn a_trace_driven_link_delivers_the_traces_bytes_over_each_repetition() {
         use std::sync::Arc;
-        use vegas_interop::trace::DeliveryTrace;
+        use vegas_link_model::trace::DeliveryTrace;
         // A generated cellular-like trace: 2 s, bursts of up to 4
         // opportunities per ms, a 300 ms outage, mean about 5 Mbit/s.
         let text: String = (1..=2000u64)

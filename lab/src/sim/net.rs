@@ -42,7 +42,7 @@ use quiche_vegas::adapter::Trace;
 use quiche_vegas::adapter::TraceData;
 use quiche_vegas::CcSpec;
 use vegas_cc::ControllerEvent;
-use vegas_interop::model::Service;
+use vegas_link_model::Service;
 
 /// A self-signed RSA-2048 test certificate (CN "quiche-vegas simulator",
 /// CA:FALSE, subjectAltName localhost and 127.0.0.1). RSA signatures have a

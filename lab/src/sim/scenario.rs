@@ -26,7 +26,7 @@
 //!
 //! Recorded links: `trace = "path"` on the bottleneck or the reverse link
 //! (instead of `rate`) serves it with a mahimahi trace of delivery
-//! opportunities (`vegas_interop::trace`: one 1500-byte opportunity per
+//! opportunities (`vegas_link_model::trace`: one 1500-byte opportunity per
 //! line, repeated at its end), behind the same drop-tail buffer; a
 //! malformed trace is an error naming the field, the file and the line.
 //!
@@ -59,7 +59,7 @@ use serde::de;
 use serde::Deserialize;
 use serde::Deserializer;
 use serde::Serialize;
-use vegas_interop::trace::DeliveryTrace;
+use vegas_link_model::trace::DeliveryTrace;
 
 use quiche_vegas::Algorithm;
 use quiche_vegas::CcSpec;
@@ -225,7 +225,7 @@ pub struct LinkConfig {
     pub rate: Option<Rate>,
     /// a mahimahi trace of delivery opportunities (a file path, relative
     /// to the working directory) that serves the link instead
-    /// (`vegas_interop::trace`).
+    /// (`vegas_link_model::trace`).
     pub trace: Option<String>,
     /// One-way propagation delay.
     pub delay: Dur,

@@ -35,7 +35,7 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::model::Nanos;
+use crate::Nanos;
 
 /// Bytes one delivery opportunity carries: an MTU of 1500 bytes, the
 /// packet size the traces were recorded with (Winstein et al., NSDI 2013)

@@ -1,8 +1,9 @@
-//! The link model shared by the simulator (`quiche-vegas`'s
-//! `lab/src/sim/link.rs`, virtual time) and the emulator ([`crate::link`], real
-//! time): a link's parameters, its random loss, the drop-tail queue and its
-//! log ([`DropTailQueue`]). Each side keeps only its clock, serializer and
-//! statistics.
+//! vegas-link-model: the bottleneck link model the quiche-vegas simulator
+//! (`vegas-lab`'s `sim::link`, virtual time) and the link emulator
+//! (`vegas-interop`'s `link`, real time) share: a link's parameters, its
+//! random loss, the drop-tail queue and its log ([`DropTailQueue`]), and
+//! trace-driven service ([`trace`]). Each side keeps only its clock,
+//! serializer and statistics.
 //!
 //! Model: random loss, then a drop-tail FIFO in front of a serializer of
 //! fixed rate (or a recorded trace of delivery opportunities,
@@ -27,6 +28,8 @@ use std::io::Write;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+
+pub mod trace;
 
 use crate::trace::DeliveryTrace;
 use crate::trace::TraceService;
@@ -402,8 +405,31 @@ impl<P: Datagram> DropTailQueue<P> {
     }
 }
 
+/// A queue log kept in memory (for tests and tools that read a log back):
+/// every clone writes into the same buffer.
+#[derive(Clone, Default)]
+pub struct MemoryLog(pub std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl MemoryLog {
+    /// What has been written so far, as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().expect("not poisoned")).into_owned()
+    }
+}
+
+impl Write for MemoryLog {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("not poisoned").extend_from_slice(b);
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
 
     #[test]
@@ -475,20 +501,6 @@ pub(crate) mod tests {
         }
     }
 
-    /// A queue log's output that a test reads back.
-    #[derive(Clone, Default)]
-    pub(crate) struct SharedLog(pub(crate) std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-    impl Write for SharedLog {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
     #[test]
     fn wall_clock_origin_lines_round_trip_and_bad_ones_say_why() {
         let origin = std::time::UNIX_EPOCH + std::time::Duration::new(1_795_658_028, 5);
@@ -507,9 +519,9 @@ pub(crate) mod tests {
     #[test]
     fn drop_tail_serves_an_idle_link_and_drops_beyond_the_buffer_in_fifo_order() {
         let spec = LinkSpec::new(8_000, 0, 2);
-        let text = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let out = MemoryLog::default();
         let mut queue = DropTailQueue::new(1);
-        let log = QueueLog::new(Box::new(SharedLog(text.clone())), "l", &spec, None).unwrap();
+        let log = QueueLog::new(Box::new(out.clone()), "l", &spec, None).unwrap();
         queue.set_log(log);
         assert!(matches!(
             queue.arrive(0, Test(100, 0), &spec, true),
@@ -523,7 +535,7 @@ pub(crate) mod tests {
         assert_eq!(queue.start_next(2_000_000).map(|p| p.0), Some(101));
         assert_eq!(queue.start_next(3_000_000).map(|p| p.0), Some(102));
         assert!(queue.start_next(4_000_000).is_none() && queue.is_empty());
-        let text = String::from_utf8(text.lock().unwrap().clone()).unwrap();
+        let text = out.text();
         let events: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
         assert_eq!(
             events,
