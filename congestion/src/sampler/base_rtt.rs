@@ -1,7 +1,11 @@
 //! The BaseRTT filter: the minimum RTT over the connection's life or a
-//! sliding window (with its idle reset).
+//! sliding window (with its idle reset), and the pair of filters
+//! ([`BaseRtts`]) BaseRTT is read from.
 
-use super::*;
+use std::time::Duration;
+use std::time::Instant;
+
+use super::BaseRttMode;
 
 /// BBR's min RTT filter length, 10 s (draft-ietf-ccwg-bbr, MinRTTFilterLen):
 /// long enough to include a quiet moment, short enough to follow a route
@@ -111,16 +115,68 @@ impl BaseRttFilter {
     }
 }
 
+/// BaseRTT's two filters: one over every RTT sample, one over samples of
+/// full-sized packets (`SamplerConfig::base_rtt_full_sized_only`, module
+/// documentation of `sampler`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BaseRtts {
+    /// BaseRTT over every sample.
+    all: BaseRttFilter,
+    /// BaseRTT over samples of full-sized packets.
+    full_sized: BaseRttFilter,
+}
+
+impl BaseRtts {
+    /// Both filters empty, in `mode`.
+    pub(super) fn new(mode: BaseRttMode) -> Self {
+        BaseRtts {
+            all: BaseRttFilter::new(mode),
+            full_sized: BaseRttFilter::new(mode),
+        }
+    }
+
+    /// A sample `rtt` taken at `time`; `full_sized`: the packet it
+    /// measures is a full datagram.
+    pub(super) fn update(&mut self, time: Instant, rtt: Duration, full_sized: bool) {
+        self.all.update(time, rtt);
+        if full_sized {
+            self.full_sized.update(time, rtt);
+        }
+    }
+
+    /// The filter BaseRTT is read from: full-sized packets' once there is
+    /// one (with `full_sized_only`), otherwise every sample's.
+    pub(super) fn counted(&self, full_sized_only: bool) -> &BaseRttFilter {
+        if full_sized_only && self.full_sized.get().is_some() {
+            &self.full_sized
+        } else {
+            &self.all
+        }
+    }
+
+    /// How long ago the counted filter's BaseRTT was measured (None:
+    /// lifetime BaseRTT, or no sample yet).
+    pub(super) fn age(&self, full_sized_only: bool, now: Instant) -> Option<Duration> {
+        match self.counted(full_sized_only) {
+            BaseRttFilter::Lifetime(_) => None,
+            BaseRttFilter::Windowed(filter) => filter.age(now),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sampler::tests::ack_event;
+    use crate::sampler::RoundSampler;
+    use crate::sampler::SamplerConfig;
     use crate::test_sender::acked_packet;
     use crate::test_sender::sent_packet;
     use crate::test_sender::MDS;
     use crate::test_sender::MS;
     use crate::types::AckedPacket;
     use crate::types::RttSample;
+    use crate::types::SentPacket;
 
     #[test]
     fn base_rtt_comes_from_full_sized_packets_once_there_is_one() {

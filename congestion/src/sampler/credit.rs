@@ -1,7 +1,13 @@
 //! The credit cycle: how long the window's bytes take to come back as
-//! acknowledged, the period the Vegas family paces one window over.
+//! acknowledged, the period the Vegas family paces one window over; with
+//! the peer's ACK frequency, the smoothed estimates of the ACK path
+//! ([`AckPathEstimates`]).
 
-use super::*;
+use std::time::Duration;
+
+use super::RoundSampler;
+use super::SMOOTHING_GAIN_DENOMINATOR;
+use crate::types::AckEvent;
 
 /// One ACK frame's mean age counts for at most this many credit cycles:
 /// a frame that reports packets sent long ago (a peer's ACK frames lost)
@@ -21,10 +27,46 @@ impl RoundSampler {
     /// on an aggregating path: a window-limited sender moves one window per
     /// credit cycle, which is the rate to pace at.
     pub fn credit_cycle(&self) -> Option<Duration> {
+        self.ack_path.credit_cycle()
+    }
+}
+
+/// The ACK path's smoothed estimates, each updated once per ACK frame with
+/// RFC 9002 5.3's 1/8 gain: the credit cycle and the peer's ACK frequency.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct AckPathEstimates {
+    /// Smoothed time from a byte's send to the ACK that reports it
+    /// ([`RoundSampler::credit_cycle`]).
+    credit_cycle: Option<Duration>,
+    /// Packets newly acknowledged per ACK frame, smoothed with a 1/8 gain:
+    /// the peer's ACK frequency as this sender sees it.
+    pkts_per_ack_frame: Option<f64>,
+}
+
+impl AckPathEstimates {
+    /// The smoothed credit cycle ([`RoundSampler::credit_cycle`]).
+    pub(super) fn credit_cycle(&self) -> Option<Duration> {
         self.credit_cycle
     }
 
-    pub(super) fn update_credit_cycle(&mut self, event: &AckEvent<'_>) {
+    /// The smoothed packets newly acknowledged per ACK frame.
+    pub(super) fn pkts_per_ack_frame(&self) -> Option<f64> {
+        self.pkts_per_ack_frame
+    }
+
+    /// One ACK frame: the credit cycle, then the packets per frame.
+    pub(super) fn on_ack_frame(&mut self, event: &AckEvent<'_>) {
+        self.update_credit_cycle(event);
+        self.update_pkts_per_ack_frame(event);
+    }
+
+    /// The path changed: the old path's send-to-ACK time would pace the
+    /// new one.
+    pub(super) fn forget_credit_cycle(&mut self) {
+        self.credit_cycle = None;
+    }
+
+    fn update_credit_cycle(&mut self, event: &AckEvent<'_>) {
         let (mut bytes, mut weighted_nanos) = (0u128, 0u128);
         for packet in event.acked {
             let age = event.now.saturating_duration_since(packet.time_sent);
@@ -45,12 +87,30 @@ impl RoundSampler {
             }
         });
     }
+
+    /// Smooths the packets each ACK frame newly acknowledges.
+    fn update_pkts_per_ack_frame(&mut self, event: &AckEvent<'_>) {
+        if event.acked.is_empty() {
+            return;
+        }
+        let pkts = event.acked.len() as f64;
+        self.pkts_per_ack_frame = Some(match self.pkts_per_ack_frame {
+            None => pkts,
+            Some(smoothed) => {
+                let n = f64::from(SMOOTHING_GAIN_DENOMINATOR);
+                (smoothed * (n - 1.0) + pkts) / n
+            }
+        });
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use super::*;
     use crate::sampler::tests::ack_event;
+    use crate::sampler::SamplerConfig;
     use crate::test_sender::acked_packet;
     use crate::test_sender::sent_packet;
     use crate::test_sender::MDS;

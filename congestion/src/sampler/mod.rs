@@ -4,8 +4,10 @@
 //!
 //! Files: this one holds the paper's round and [`RoundSampler`];
 //! `config.rs` the settings ([`SamplerConfig`]); `base_rtt.rs` the BaseRTT
-//! filter; `aggregation.rs` the ACK-aggregation estimator (bursts, release
-//! clocks, hold bounds, phase lock); `credit.rs` the credit cycle.
+//! filters; `aggregation.rs` the ACK-aggregation estimator (bursts, release
+//! clocks, hold bounds, phase lock); `credit.rs` the credit cycle and the
+//! other smoothed estimates of the ACK path; `packets.rs` the largest
+//! packet numbers and what the latest send saw.
 //!
 //! A round runs from the send of a distinguished packet to the ACK of that
 //! packet or of any later one (by packet number, not by ACK count). The
@@ -158,6 +160,7 @@ mod aggregation;
 mod base_rtt;
 mod config;
 mod credit;
+mod packets;
 
 use aggregation::*;
 pub use aggregation::{
@@ -165,10 +168,13 @@ pub use aggregation::{
     LATTICE_EVIDENCE_GAPS, LATTICE_MIN_PERIOD_PKTS, LATTICE_TOLERANCE_MAX,
     PHASE_LOCK_MIN_WIDTH_PKTS, PHASE_LOCK_RETRY, PHASE_LOCK_ROUNDS, THINNED_ACK_PKTS_PER_FRAME,
 };
-use base_rtt::*;
+use base_rtt::BaseRtts;
 pub use base_rtt::{DEFAULT_BASE_RTT_WINDOW, DEFAULT_IDLE_RESET};
 pub use config::{ActualBytes, BaseRttMode, RoundEnd, RoundRttStat, SamplerConfig};
+use credit::AckPathEstimates;
 pub use credit::CREDIT_CYCLE_MAX_STEP;
+use packets::LastSend;
+use packets::PacketNumbers;
 
 /// III-B: Actual is computed from one distinguished segment per RTT.
 pub const PAPER_MIN_ROUND_SAMPLES: u32 = 1;
@@ -302,28 +308,19 @@ impl RoundTally {
 pub struct RoundSampler {
     config: SamplerConfig,
     max_datagram_size: usize,
-    /// BaseRTT over every sample.
-    base_rtt: BaseRttFilter,
-    /// BaseRTT over samples of full-sized packets.
-    full_sized_base_rtt: BaseRttFilter,
+    /// BaseRTT over every sample and over full-sized packets' samples.
+    base_rtts: BaseRtts,
     latest_rtt: Option<Duration>,
-    largest_sent_pkt_num: Option<u64>,
-    /// The largest packet number any ACK frame has acknowledged.
-    largest_acked_pkt_num: Option<u64>,
+    /// The largest packet numbers sent and acknowledged.
+    pkt_nums: PacketNumbers,
     /// None: no round in progress; the next in-flight send starts one.
     round: Option<RoundTally>,
-    /// Since when nothing has been in flight.
-    idle_since: Option<Instant>,
-    /// The window of the latest send.
-    last_cwnd_bytes: usize,
+    /// The latest send's window, and since when nothing has been in flight.
+    last_send: LastSend,
     /// The ACK-aggregation estimator ([`aggregation`]).
     aggregation: AckAggregation,
-    /// Smoothed time from a byte's send to the ACK that reports it
-    /// ([`RoundSampler::credit_cycle`]).
-    credit_cycle: Option<Duration>,
-    /// Packets newly acknowledged per ACK frame, smoothed with a 1/8 gain:
-    /// the peer's ACK frequency as this sender sees it.
-    pkts_per_ack_frame: Option<f64>,
+    /// The credit cycle and the packets per ACK frame ([`credit`]).
+    ack_path: AckPathEstimates,
     /// The smallest mean RTT of a round so far ([`RoundSampler::delay_noise`]).
     min_round_mean_rtt: Option<Duration>,
 }
@@ -336,18 +333,14 @@ impl RoundSampler {
         Ok(RoundSampler {
             config,
             max_datagram_size,
-            base_rtt: BaseRttFilter::new(config.base_rtt),
-            full_sized_base_rtt: BaseRttFilter::new(config.base_rtt),
+            base_rtts: BaseRtts::new(config.base_rtt),
             latest_rtt: None,
-            largest_sent_pkt_num: None,
-            largest_acked_pkt_num: None,
+            pkt_nums: PacketNumbers::default(),
             round: None,
-            idle_since: None,
-            last_cwnd_bytes: 0,
+            last_send: LastSend::default(),
             aggregation: AckAggregation::default(),
-            credit_cycle: None,
+            ack_path: AckPathEstimates::default(),
             min_round_mean_rtt: None,
-            pkts_per_ack_frame: None,
         })
     }
 
@@ -359,40 +352,28 @@ impl RoundSampler {
     /// BaseRTT: the minimum RTT per `config.base_rtt`; None before the
     /// first sample.
     pub fn base_rtt(&self) -> Option<Duration> {
-        self.base_rtt_filter().get()
-    }
-
-    /// The filter BaseRTT is read from: full-sized packets' once there is
-    /// one (with `base_rtt_full_sized_only`), otherwise every sample's.
-    fn base_rtt_filter(&self) -> &BaseRttFilter {
-        if self.config.base_rtt_full_sized_only && self.full_sized_base_rtt.get().is_some() {
-            &self.full_sized_base_rtt
-        } else {
-            &self.base_rtt
-        }
+        self.base_rtts
+            .counted(self.config.base_rtt_full_sized_only)
+            .get()
     }
 
     /// Forgets BaseRTT.
     fn clear_base_rtt(&mut self) {
-        self.base_rtt = BaseRttFilter::new(self.config.base_rtt);
-        self.full_sized_base_rtt = BaseRttFilter::new(self.config.base_rtt);
+        self.base_rtts = BaseRtts::new(self.config.base_rtt);
     }
 
     /// Replaces BaseRTT by `rtt` measured at `now` (a controller that has
     /// verified the old BaseRTT is stale, e.g. after a route change).
     pub fn reset_base_rtt(&mut self, now: Instant, rtt: Duration) {
         self.clear_base_rtt();
-        self.base_rtt.update(now, rtt);
-        self.full_sized_base_rtt.update(now, rtt);
+        self.base_rtts.update(now, rtt, true);
     }
 
     /// How long ago the windowed BaseRTT was measured (None: lifetime
     /// BaseRTT, or no sample yet).
     pub fn base_rtt_age(&self, now: Instant) -> Option<Duration> {
-        match self.base_rtt_filter() {
-            BaseRttFilter::Lifetime(_) => None,
-            BaseRttFilter::Windowed(filter) => filter.age(now),
-        }
+        self.base_rtts
+            .age(self.config.base_rtt_full_sized_only, now)
     }
 
     /// The last RTT sample taken (after ack-delay adjustment).
@@ -416,22 +397,19 @@ impl RoundSampler {
 
     /// Records a send; `cwnd_bytes` is the window the packet was sent under.
     pub fn on_packet_sent(&mut self, packet: &SentPacket, cwnd_bytes: usize) {
-        self.largest_sent_pkt_num = Some(packet.pkt_num);
-        self.last_cwnd_bytes = cwnd_bytes;
+        self.pkt_nums.on_sent(packet.pkt_num);
+        self.last_send.on_sent(cwnd_bytes);
         if !packet.in_flight {
             return;
         }
-        if let (Some(idle_since), Some(idle_reset)) =
-            (self.idle_since, self.config.base_rtt_idle_reset)
+        if self
+            .last_send
+            .idle_for_at_least(packet, self.config.base_rtt_idle_reset)
         {
-            if packet.bytes_in_flight_before == 0
-                && packet.time_sent.saturating_duration_since(idle_since) >= idle_reset
-            {
-                self.clear_base_rtt();
-                self.round = None;
-            }
+            self.clear_base_rtt();
+            self.round = None;
         }
-        self.idle_since = None;
+        self.last_send.clear_idle();
         let round = self.round.get_or_insert_with(|| {
             RoundTally::new(packet.pkt_num, packet.time_sent, None, cwnd_bytes)
         });
@@ -457,11 +435,9 @@ impl RoundSampler {
     /// progress; returns the round's measurement when this frame ends it
     /// (Brakmo & Peterson III-B: one decision per RTT).
     pub fn on_ack_frame(&mut self, event: &AckEvent<'_>) -> Option<RoundSample> {
-        if event.bytes_in_flight == 0 {
-            self.idle_since = Some(event.now);
-        }
-        self.update_credit_cycle(event);
-        self.update_pkts_per_ack_frame(event);
+        self.last_send
+            .on_ack_frame(event.now, event.bytes_in_flight);
+        self.ack_path.on_ack_frame(event);
         let acked_bytes: u64 = event.acked.iter().map(|p| p.size_bytes as u64).sum();
         let (rtt, hold) = self.take_rtt_sample(event, acked_bytes);
         if !self.tally_frame(event, acked_bytes, rtt, hold)? {
@@ -480,14 +456,7 @@ impl RoundSampler {
     ) -> (Option<Duration>, HoldBound) {
         // The sample measures the largest newly acknowledged packet.
         let largest = event.acked.iter().max_by_key(|p| p.pkt_num);
-        // (A frame without packets cannot be checked and is believed.)
-        let newly_largest = largest.is_none_or(|p| {
-            self.largest_acked_pkt_num
-                .is_none_or(|previous| p.pkt_num > previous)
-        });
-        if let Some(p) = largest.filter(|_| newly_largest) {
-            self.largest_acked_pkt_num = Some(p.pkt_num);
-        }
+        let newly_largest = self.pkt_nums.on_acked(largest.map(|p| p.pkt_num));
         let rtt = if newly_largest {
             self.rtt_sample(event, largest.map(|p| p.time_sent))
         } else {
@@ -495,10 +464,8 @@ impl RoundSampler {
         };
         let mut hold = HoldBound::default();
         if let Some(rtt) = rtt {
-            self.base_rtt.update(event.now, rtt);
-            if largest.is_some_and(|p| p.size_bytes >= self.max_datagram_size) {
-                self.full_sized_base_rtt.update(event.now, rtt);
-            }
+            let full_sized = largest.is_some_and(|p| p.size_bytes >= self.max_datagram_size);
+            self.base_rtts.update(event.now, rtt, full_sized);
             self.latest_rtt = Some(rtt);
             if let Some(largest) = largest {
                 let span_rate;
@@ -508,7 +475,7 @@ impl RoundSampler {
                     largest.time_sent,
                     rtt,
                     self.max_datagram_size,
-                    self.last_cwnd_bytes,
+                    self.last_send.cwnd_bytes(),
                 );
                 if let (Some(span_rate), Some(round)) = (span_rate, &mut self.round) {
                     round.max_ack_rate_bytes_per_sec =
@@ -561,11 +528,11 @@ impl RoundSampler {
     /// The round ended: its measurement, or None if it is too thin to
     /// measure, in which case it extends to the next distinguished packet.
     fn close_round(&mut self, event: &AckEvent<'_>) -> Option<RoundSample> {
-        let pkts_per_ack_frame = self.pkts_per_ack_frame;
-        let last_cwnd_bytes = self.last_cwnd_bytes;
+        let pkts_per_ack_frame = self.ack_path.pkts_per_ack_frame();
+        let last_cwnd_bytes = self.last_send.cwnd_bytes();
         let base_rtt = self.base_rtt();
         let round = self.round.as_mut()?;
-        let next_pkt_num = self.largest_sent_pkt_num.map_or(0, |n| n + 1);
+        let next_pkt_num = self.pkt_nums.next_pkt_num();
         // Hold bounds need several frames of a round (module
         // documentation): an aggregating path keeps the configured minimum.
         let min_round_samples = if round.aggregated {
@@ -695,24 +662,9 @@ impl RoundSampler {
         )
     }
 
-    /// Smooths the packets each ACK frame newly acknowledges.
-    fn update_pkts_per_ack_frame(&mut self, event: &AckEvent<'_>) {
-        if event.acked.is_empty() {
-            return;
-        }
-        let pkts = event.acked.len() as f64;
-        self.pkts_per_ack_frame = Some(match self.pkts_per_ack_frame {
-            None => pkts,
-            Some(smoothed) => {
-                let n = f64::from(SMOOTHING_GAIN_DENOMINATOR);
-                (smoothed * (n - 1.0) + pkts) / n
-            }
-        });
-    }
-
     /// AckCount rounds end after one ACK per packet of the window.
     fn ack_count_target(&self) -> u32 {
-        (self.last_cwnd_bytes / self.max_datagram_size.max(1)).max(1) as u32
+        (self.last_send.cwnd_bytes() / self.max_datagram_size.max(1)).max(1) as u32
     }
 
     /// Drops the round in progress; the next send starts a fresh one (after
@@ -726,10 +678,10 @@ impl RoundSampler {
         self.clear_base_rtt();
         self.latest_rtt = None;
         self.round = None;
-        self.idle_since = None;
+        self.last_send.clear_idle();
         self.aggregation = AckAggregation::default();
         // The old path's send-to-ACK time would pace the new one.
-        self.credit_cycle = None;
+        self.ack_path.forget_credit_cycle();
     }
 
     /// One RTT sample per ACK event (RFC 9002 5.1), ack-delay adjusted per
