@@ -485,7 +485,17 @@ impl Vegas {
         }
     }
 
-    /// Once per round: decide and record the decision.
+    /// Once per round: decide and record the decision, in four steps.
+    /// - Measure: a pending Gallop-Vegas exit ends; a round whose window
+    ///   was not in use decides nothing (`skip_unused_round`); gamma, the
+    ///   phase, the round RTT and Diff (`measure_round`). In competitive
+    ///   mode the coexistence return test then decides instead.
+    /// - Maybe drain: a BaseRTT drain's round makes no decision
+    ///   (`drain_round`).
+    /// - The paper's step: slow start (III-C) or congestion avoidance
+    ///   (III-B).
+    /// - The library's adjustments: the pacing cap (`cap_round`), the
+    ///   drain, the decision record and coexistence (`coexist_round`).
     fn on_round_end(&mut self, now: Instant, round: &RoundSample) {
         if self.gallop_exit_pending() {
             self.end_gallop_slow_start(now);
@@ -493,35 +503,10 @@ impl Vegas {
         // A drain's rounds count whether or not the drained window was
         // in use (it is paced below the window on purpose).
         if !round.usable && !self.drain.in_progress() {
-            // The window was not in use: nothing to learn, nothing decided.
-            self.pacing_cap.clear();
-            if self.in_slow_start() {
-                match &mut self.slow_start {
-                    SlowStart::Vegas(round) => *round = SlowStartRound::Hold,
-                    SlowStart::Gallop(gallop) => gallop.skip_round(),
-                }
-            }
-            if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
-                vegas_a.forget_actual();
-            }
-            self.round_start_cwnd_bytes = self.window.cwnd_bytes;
+            self.skip_unused_round();
             return;
         }
-        self.select_gamma(round.base_rtt);
-        let phase = self.phase();
-        // The phase and thresholds the round was judged by (Vegas-A may
-        // move them).
-        let judged = Judged {
-            phase,
-            alpha_pkts: self.band.alpha_pkts,
-            beta_pkts: self.band.beta_pkts,
-        };
-        let round_rtt = if self.in_slow_start() {
-            round.slow_start_round_rtt
-        } else {
-            round.round_rtt
-        };
-        let diff = self.round_diff(round, round_rtt);
+        let (judged, round_rtt, diff) = self.measure_round(round);
         if self.coexist.mode() == CoexistMode::Competitive {
             let action = self.competitive_round(now, round_rtt, &diff);
             self.record_decision(now, round, round_rtt, &diff, action, judged);
@@ -534,6 +519,62 @@ impl Vegas {
         } else {
             self.congestion_avoidance_round(now, &diff)
         };
+        self.cap_round(round, round_rtt, judged.phase, action, &diff);
+        self.drain.on_decision(action, self.round_start_cwnd_bytes);
+        let cwnd_before_bytes = self.round_start_cwnd_bytes;
+        self.record_decision(now, round, round_rtt, &diff, action, judged);
+        self.coexist_round(now, round_rtt, &diff, action, judged, cwnd_before_bytes);
+    }
+
+    /// The window was not in use: nothing to learn, nothing decided. The
+    /// pacing cap forgets its rounds and ceiling, slow start holds (or
+    /// Gallop-Vegas skips) its next round, Vegas-A forgets its Actual; the
+    /// next round starts from the window now.
+    fn skip_unused_round(&mut self) {
+        self.pacing_cap.clear();
+        if self.in_slow_start() {
+            match &mut self.slow_start {
+                SlowStart::Vegas(round) => *round = SlowStartRound::Hold,
+                SlowStart::Gallop(gallop) => gallop.skip_round(),
+            }
+        }
+        if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
+            vegas_a.forget_actual();
+        }
+        self.round_start_cwnd_bytes = self.window.cwnd_bytes;
+    }
+
+    /// A usable round's measurement: gamma selected (Vanichpun & Feng, in
+    /// slow start), the phase and thresholds the round is judged by, its
+    /// RTT (the slow-start one in slow start) and Diff.
+    fn measure_round(&mut self, round: &RoundSample) -> (Judged, Duration, RoundDiff) {
+        self.select_gamma(round.base_rtt);
+        // The phase and thresholds the round was judged by (Vegas-A may
+        // move them).
+        let judged = Judged {
+            phase: self.phase(),
+            alpha_pkts: self.band.alpha_pkts,
+            beta_pkts: self.band.beta_pkts,
+        };
+        let round_rtt = if self.in_slow_start() {
+            round.slow_start_round_rtt
+        } else {
+            round.round_rtt
+        };
+        let diff = self.round_diff(round, round_rtt);
+        (judged, round_rtt, diff)
+    }
+
+    /// Tells the pacing cap ([`pacing`]) the round and its decision, with
+    /// the thresholds and window as the decision left them.
+    fn cap_round(
+        &mut self,
+        round: &RoundSample,
+        round_rtt: Duration,
+        phase: Phase,
+        action: Action,
+        diff: &RoundDiff,
+    ) {
         self.pacing_cap.on_round(&CapRound {
             round,
             round_rtt,
@@ -545,11 +586,22 @@ impl Vegas {
             cwnd_bytes: self.window.cwnd_bytes,
             max_datagram_size: self.window.max_datagram_size,
         });
-        self.drain.on_decision(action, self.round_start_cwnd_bytes);
-        let cwnd_before_bytes = self.round_start_cwnd_bytes;
-        self.record_decision(now, round, round_rtt, &diff, action, judged);
-        if self.config.coexist && phase == Phase::CongestionAvoidance {
-            let obs = self.observation(now, round_rtt, &diff, action, cwnd_before_bytes);
+    }
+
+    /// Coexistence's look at a delay-mode round judged in congestion
+    /// avoidance ([`coexist`]): enough evidence of a buffer-filling flow
+    /// starts competing.
+    fn coexist_round(
+        &mut self,
+        now: Instant,
+        round_rtt: Duration,
+        diff: &RoundDiff,
+        action: Action,
+        judged: Judged,
+        cwnd_before_bytes: usize,
+    ) {
+        if self.config.coexist && judged.phase == Phase::CongestionAvoidance {
+            let obs = self.observation(now, round_rtt, diff, action, cwnd_before_bytes);
             if let CoexistStep::Compete {
                 cwnd_bytes,
                 evidence,
