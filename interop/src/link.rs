@@ -16,46 +16,28 @@ use std::collections::VecDeque;
 use std::io::Write;
 
 use vegas_link_model::Arrival;
-use vegas_link_model::Datagram;
 use vegas_link_model::DelayStats;
 use vegas_link_model::DropTailQueue;
 pub use vegas_link_model::LinkSpec;
 pub use vegas_link_model::Nanos;
 use vegas_link_model::QueueLog;
+use vegas_link_model::QueueStats;
 use vegas_link_model::Service;
 
-/// A datagram crossing the link.
-#[derive(Debug)]
-pub struct Packet {
-    /// The flow (client address) it belongs to.
-    pub flow: usize,
-    pub data: Vec<u8>,
-    /// When it reached the link (set by [`Link::enqueue`]).
-    pub entered_ns: Nanos,
-}
-
-impl Datagram for Packet {
-    fn len_bytes(&self) -> usize {
-        self.data.len()
-    }
-
-    fn flow(&self) -> usize {
-        self.flow
-    }
-}
+/// A datagram crossing the link: the model's packet, whose flow is the
+/// client address's index; one hop, so no routing state.
+pub type Packet = vegas_link_model::Packet<()>;
 
 /// Counters of one link.
 #[derive(Clone, Debug, Default)]
 pub struct LinkStats {
-    pub arrived_pkts: u64,
+    /// What the queue did: arrivals, random losses, drop-tail drops, the
+    /// longest queue and its time integral (counted by the model's
+    /// [`DropTailQueue`]; copied here by [`Link::stats`]).
+    pub queue: QueueStats,
     pub delivered_pkts: u64,
-    pub dropped_pkts: u64,
-    pub lost_pkts: u64,
-    pub max_queue_pkts: usize,
     /// Delivered bytes per flow.
     pub flow_bytes: Vec<u64>,
-    /// Integral of the queue length over time (packet-nanoseconds).
-    pub queue_pkt_ns: u128,
     /// Per-packet delay from reaching the link to its scheduled arrival at
     /// the far end (waiting, service, propagation; the scheduler's own
     /// lateness, [`crate::relay::Precision`], not included).
@@ -66,13 +48,16 @@ pub struct LinkStats {
 pub struct Link {
     pub name: String,
     spec: LinkSpec,
-    queue: DropTailQueue<Packet>,
+    queue: DropTailQueue<()>,
     service: Service,
     in_service: Option<(Packet, Nanos)>,
     wire: VecDeque<(Nanos, Packet)>,
     last_event_ns: Nanos,
     last_deliver_ns: Nanos,
-    pub stats: LinkStats,
+    delivered_pkts: u64,
+    /// Delivered bytes per flow.
+    flow_bytes: Vec<u64>,
+    delay: DelayStats,
 }
 
 impl Link {
@@ -86,7 +71,19 @@ impl Link {
             wire: VecDeque::new(),
             last_event_ns: 0,
             last_deliver_ns: 0,
-            stats: LinkStats::default(),
+            delivered_pkts: 0,
+            flow_bytes: Vec::new(),
+            delay: DelayStats::default(),
+        }
+    }
+
+    /// What the link has done so far.
+    pub fn stats(&self) -> LinkStats {
+        LinkStats {
+            queue: self.queue.stats().clone(),
+            delivered_pkts: self.delivered_pkts,
+            flow_bytes: self.flow_bytes.clone(),
+            delay: self.delay.clone(),
         }
     }
 
@@ -129,32 +126,14 @@ impl Link {
         self.queue.len()
     }
 
-    fn account(&mut self, now: Nanos) {
-        let now = now.max(self.last_event_ns);
-        self.stats.queue_pkt_ns = self
-            .stats
-            .queue_pkt_ns
-            .saturating_add((now - self.last_event_ns) as u128 * self.queue.len() as u128);
-        self.last_event_ns = now;
-    }
-
     /// A packet arrives at `now` (first call [`Link::advance`] to `now`).
-    pub fn enqueue(&mut self, now: Nanos, mut packet: Packet) {
+    pub fn enqueue(&mut self, now: Nanos, packet: Packet) {
         let now = now.max(self.last_event_ns);
-        packet.entered_ns = now;
-        self.account(now);
-        self.stats.arrived_pkts += 1;
+        self.last_event_ns = now;
         let idle = self.in_service.is_none();
-        match self.queue.arrive(now, packet, &self.spec, idle) {
-            Arrival::Lost => self.stats.lost_pkts += 1,
-            Arrival::Dropped => self.stats.dropped_pkts += 1,
-            Arrival::Serve(packet) => {
-                let tx_end = self.service.finish_ns(&self.spec, now, packet.data.len());
-                self.in_service = Some((packet, tx_end));
-            }
-            Arrival::Queued => {
-                self.stats.max_queue_pkts = self.stats.max_queue_pkts.max(self.queue.len())
-            }
+        if let Arrival::Serve(packet) = self.queue.arrive(now, packet, &self.spec, idle) {
+            let tx_end = self.service.finish_ns(&self.spec, now, packet.data.len());
+            self.in_service = Some((packet, tx_end));
         }
     }
 
@@ -169,11 +148,9 @@ impl Link {
             let (done, _) = self.in_service.take().unwrap();
             let deliver = self.spec.arrival_ns(tx_end).max(self.last_deliver_ns);
             self.last_deliver_ns = deliver;
-            self.stats
-                .delay
-                .record(deliver.saturating_sub(done.entered_ns));
+            self.delay.record(deliver.saturating_sub(done.entered_ns));
             self.wire.push_back((deliver, done));
-            self.account(tx_end);
+            self.last_event_ns = self.last_event_ns.max(tx_end);
             if let Some(next) = self.queue.start_next(tx_end) {
                 let next_end = self.service.finish_ns(&self.spec, tx_end, next.data.len());
                 self.in_service = Some((next, next_end));
@@ -186,12 +163,12 @@ impl Link {
         match self.wire.front() {
             Some((due, _)) if *due <= now => {
                 let (due, p) = self.wire.pop_front()?;
-                self.stats.delivered_pkts += 1;
-                if self.stats.flow_bytes.len() <= p.flow {
-                    self.stats.flow_bytes.resize(p.flow + 1, 0);
+                self.delivered_pkts += 1;
+                if self.flow_bytes.len() <= p.flow {
+                    self.flow_bytes.resize(p.flow + 1, 0);
                 }
-                self.stats.flow_bytes[p.flow] =
-                    self.stats.flow_bytes[p.flow].saturating_add(p.data.len() as u64);
+                self.flow_bytes[p.flow] =
+                    self.flow_bytes[p.flow].saturating_add(p.data.len() as u64);
                 Some((due, p))
             }
             _ => None,
@@ -219,6 +196,7 @@ mod tests {
             flow,
             data: vec![0; len],
             entered_ns: 0,
+            route: (),
         }
     }
 
@@ -234,8 +212,8 @@ mod tests {
         assert_eq!(t1, 6_000_000);
         assert_eq!(t2, 7_000_000);
         // 6 ms and 7 ms through the link: a mean of 6.5 ms.
-        assert_eq!(link.stats.delay.packets(), 2);
-        assert_eq!(link.stats.delay.mean_ns(), Some(6_500_000.0));
+        assert_eq!(link.stats().delay.packets(), 2);
+        assert_eq!(link.stats().delay.mean_ns(), Some(6_500_000.0));
     }
 
     #[test]
@@ -246,7 +224,7 @@ mod tests {
         }
         // One in service, three waiting, six dropped.
         assert_eq!(link.queue_len(), 3);
-        assert_eq!(link.stats.dropped_pkts, 6);
+        assert_eq!(link.stats().queue.dropped_pkts, 6);
     }
 
     #[test]
@@ -270,10 +248,10 @@ mod tests {
         }
         link.advance(u64::MAX / 2);
         while link.pop_delivery(u64::MAX).is_some() {}
-        let lost = link.stats.lost_pkts;
+        let lost = link.stats().queue.lost_pkts;
         assert!((400..600).contains(&lost), "{lost}");
-        assert_eq!(link.stats.arrived_pkts, 1000);
-        assert_eq!(link.stats.delivered_pkts, 1000 - lost);
+        assert_eq!(link.stats().queue.arrived_pkts, 1000);
+        assert_eq!(link.stats().delivered_pkts, 1000 - lost);
     }
 
     #[test]

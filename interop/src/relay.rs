@@ -230,12 +230,12 @@ impl std::fmt::Display for Report {
                 f,
                 "{name}: {} packets in, {} delivered, {} dropped (tail), {} lost (random), \
                  max queue {} pkts, mean queue {:.2} pkts, delay mean {:.1} ms p95 {:.1} ms",
-                s.arrived_pkts,
+                s.queue.arrived_pkts,
                 s.delivered_pkts,
-                s.dropped_pkts,
-                s.lost_pkts,
-                s.max_queue_pkts,
-                s.queue_pkt_ns as f64 / (secs * 1e9),
+                s.queue.dropped_pkts,
+                s.queue.lost_pkts,
+                s.queue.max_queue_pkts,
+                s.queue.queue_pkt_ns as f64 / (secs * 1e9),
                 s.delay.mean_ns().unwrap_or(0.0) / 1e6,
                 s.delay.quantile_ns(0.95).unwrap_or(0) as f64 / 1e6
             )?;
@@ -681,6 +681,7 @@ fn schedule(
                             flow,
                             data,
                             entered_ns: at_ns,
+                            route: (),
                         },
                     );
                 }
@@ -694,8 +695,8 @@ fn schedule(
     down.flush_log();
     up.flush_log();
     Report {
-        down: down.stats.clone(),
-        up: up.stats.clone(),
+        down: down.stats(),
+        up: up.stats(),
         precision: Precision::from_samples(lateness),
         flows: flows
             .iter()

@@ -112,7 +112,7 @@ fn rate_precision(rate_mbit: u64, count: usize) {
     sender.join().unwrap();
     let report = emu.stop();
     assert_eq!(got.len(), count, "every packet delivered");
-    assert_eq!(report.up.dropped_pkts, 0);
+    assert_eq!(report.up.queue.dropped_pkts, 0);
     let t0 = got[0].0;
     let mut errors_us: Vec<f64> = got
         .iter()
@@ -329,8 +329,8 @@ fn drop_tail_buffer_and_queue_log() {
     let report = emu.stop();
     // One in service and five waiting get through; the rest are dropped.
     assert_eq!(got.len(), 6);
-    assert_eq!(report.up.dropped_pkts, 14);
-    assert_eq!(report.up.max_queue_pkts, 5);
+    assert_eq!(report.up.queue.dropped_pkts, 14);
+    assert_eq!(report.up.queue.max_queue_pkts, 5);
     let order: Vec<u64> = got
         .iter()
         .map(|(_, d)| u64::from_be_bytes(d[..8].try_into().unwrap()))
@@ -376,7 +376,7 @@ fn seeded_loss_is_reproducible() {
         let got = collect(&sink, 300);
         sender.join().unwrap();
         let report = emu.stop();
-        assert_eq!(got.len() as u64 + report.up.lost_pkts, 300);
+        assert_eq!(got.len() as u64 + report.up.queue.lost_pkts, 300);
         let indices: Vec<u64> = got
             .iter()
             .map(|(_, d)| u64::from_be_bytes(d[..8].try_into().unwrap()))

@@ -187,7 +187,7 @@ fn receiver_ack_policy_thins_the_ack_stream() {
         );
         let r = run_default(&s);
         let reverse = &r.links[1].2;
-        acks.push(reverse.enqueued_pkts);
+        acks.push(reverse.queue.accepted_pkts());
         assert_eq!(r.flows[0].bytes_delivered, 2_000_000);
     }
     // ~1 ACK per data packet, ~1 per 2, ~1 per 8 (plus handshake and
@@ -252,7 +252,7 @@ fn queue_logs_and_qlogs_are_written() {
         .iter()
         .filter(|l| l.split(' ').nth(1) == Some("+"))
         .count();
-    assert_eq!(enq as u64, r.links[0].2.enqueued_pkts);
+    assert_eq!(enq as u64, r.links[0].2.queue.accepted_pkts());
     for l in &lines {
         let fields: Vec<&str> = l.split(' ').collect();
         assert_eq!(fields.len(), 5, "{l}");

@@ -290,10 +290,49 @@ impl QueueLog {
     }
 }
 
-/// A packet the link model carries: its size and the flow it belongs to.
-pub trait Datagram {
-    fn len_bytes(&self) -> usize;
-    fn flow(&self) -> usize;
+/// A datagram crossing a link: the flow it belongs to, its bytes, when it
+/// reached the link it is on, and what the side that carries it needs to
+/// route it (`()` for the emulator's single hop; the simulator's hop,
+/// direction and send time).
+#[derive(Clone, Debug)]
+pub struct Packet<R> {
+    /// The flow it belongs to (an index the carrying side assigns).
+    pub flow: usize,
+    /// The UDP payload.
+    pub data: Vec<u8>,
+    /// When it reached the link it is on (set by [`DropTailQueue::arrive`]).
+    pub entered_ns: Nanos,
+    /// The carrying side's routing state.
+    pub route: R,
+}
+
+/// What a link's queue did over a run: the counters both links keep,
+/// counted in one place by [`DropTailQueue`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueueStats {
+    /// Packets that reached the link (lost, dropped or accepted).
+    pub arrived_pkts: u64,
+    /// Random (packet error rate) losses.
+    pub lost_pkts: u64,
+    /// Drop-tail drops.
+    pub dropped_pkts: u64,
+    /// The longest the waiting queue has been.
+    pub max_queue_pkts: usize,
+    /// Integral of the waiting-queue length over time (packet * ns), up to
+    /// the queue's last event or [`DropTailQueue::account_to`].
+    pub queue_pkt_ns: u128,
+}
+
+impl QueueStats {
+    /// Packets the link took (served at once or queued).
+    pub fn accepted_pkts(&self) -> u64 {
+        self.arrived_pkts - self.lost_pkts - self.dropped_pkts
+    }
+
+    /// Time-weighted mean waiting queue over `elapsed_ns`.
+    pub fn mean_queue_pkts(&self, elapsed_ns: Nanos) -> f64 {
+        self.queue_pkt_ns as f64 / elapsed_ns.max(1) as f64
+    }
 }
 
 /// What [`DropTailQueue::arrive`] did with a packet.
@@ -312,20 +351,43 @@ pub enum Arrival<P> {
 /// Random loss, then a drop-tail FIFO, with the queue log: the part of the
 /// model both links run the same way. Each link keeps its own clock,
 /// serializer and statistics around it.
-pub struct DropTailQueue<P> {
-    waiting: VecDeque<P>,
+pub struct DropTailQueue<R> {
+    waiting: VecDeque<Packet<R>>,
     loss: LossModel,
     log: Option<QueueLog>,
+    stats: QueueStats,
+    /// The time `stats.queue_pkt_ns` is integrated up to.
+    accounted_to_ns: Nanos,
 }
 
-impl<P: Datagram> DropTailQueue<P> {
+impl<R> DropTailQueue<R> {
     /// `seed` drives the random losses.
     pub fn new(seed: u64) -> Self {
         DropTailQueue {
             waiting: VecDeque::new(),
             loss: LossModel::new(seed),
             log: None,
+            stats: QueueStats::default(),
+            accounted_to_ns: 0,
         }
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> &QueueStats {
+        &self.stats
+    }
+
+    /// Integrates the waiting queue up to `now` (a link calls it at the end
+    /// of a run; every arrival and service start does it too). Time never
+    /// goes back here: an earlier `now` counts as the last one.
+    pub fn account_to(&mut self, now: Nanos) {
+        let now = now.max(self.accounted_to_ns);
+        let dt = (now - self.accounted_to_ns) as u128;
+        self.stats.queue_pkt_ns = self
+            .stats
+            .queue_pkt_ns
+            .saturating_add(dt * self.waiting.len() as u128);
+        self.accounted_to_ns = now;
     }
 
     pub fn set_log(&mut self, log: QueueLog) {
@@ -347,29 +409,34 @@ impl<P: Datagram> DropTailQueue<P> {
         self.waiting.is_empty()
     }
 
-    fn log(&mut self, now: Nanos, event: char, packet: &P) {
+    fn log(&mut self, now: Nanos, event: char, packet: &Packet<R>) {
         if let Some(log) = &mut self.log {
             log.event(
                 now,
                 event,
-                packet.len_bytes(),
+                packet.data.len(),
                 self.waiting.len(),
-                packet.flow(),
+                packet.flow,
             );
         }
     }
 
-    /// A packet arrives at `now` under `spec`; `serializer_idle`: nothing
-    /// is in service, so a packet that survives random loss starts at once.
+    /// A packet arrives at `now` under `spec` (its `entered_ns` becomes
+    /// `now`); `serializer_idle`: nothing is in service, so a packet that
+    /// survives random loss starts at once.
     pub fn arrive(
         &mut self,
         now: Nanos,
-        packet: P,
+        mut packet: Packet<R>,
         spec: &LinkSpec,
         serializer_idle: bool,
-    ) -> Arrival<P> {
+    ) -> Arrival<Packet<R>> {
+        self.account_to(now);
+        packet.entered_ns = now;
+        self.stats.arrived_pkts += 1;
         if self.loss.lose(spec) {
             self.log(now, 'l', &packet);
+            self.stats.lost_pkts += 1;
             return Arrival::Lost;
         }
         if serializer_idle {
@@ -380,25 +447,22 @@ impl<P: Datagram> DropTailQueue<P> {
         }
         if self.waiting.len() >= spec.buffer_pkts {
             self.log(now, 'd', &packet);
+            self.stats.dropped_pkts += 1;
             return Arrival::Dropped;
         }
         self.waiting.push_back(packet);
+        self.stats.max_queue_pkts = self.stats.max_queue_pkts.max(self.waiting.len());
         if let Some(log) = &mut self.log {
             let packet = self.waiting.back().expect("just queued");
-            log.event(
-                now,
-                '+',
-                packet.len_bytes(),
-                self.waiting.len(),
-                packet.flow(),
-            );
+            log.event(now, '+', packet.data.len(), self.waiting.len(), packet.flow);
         }
         Arrival::Queued
     }
 
     /// The serializer is free at `now`: the next waiting packet starts
     /// service.
-    pub fn start_next(&mut self, now: Nanos) -> Option<P> {
+    pub fn start_next(&mut self, now: Nanos) -> Option<Packet<R>> {
+        self.account_to(now);
         let next = self.waiting.pop_front()?;
         self.log(now, '-', &next);
         Some(next)
@@ -489,15 +553,12 @@ mod tests {
         assert!((3.6..4.4).contains(&mean_burst), "mean burst {mean_burst}");
     }
 
-    struct Test(usize, usize);
-
-    impl Datagram for Test {
-        fn len_bytes(&self) -> usize {
-            self.0
-        }
-
-        fn flow(&self) -> usize {
-            self.1
+    fn test_packet(len: usize, flow: usize) -> Packet<()> {
+        Packet {
+            flow,
+            data: vec![0; len],
+            entered_ns: 0,
+            route: (),
         }
     }
 
@@ -517,24 +578,36 @@ mod tests {
     }
 
     #[test]
-    fn drop_tail_serves_an_idle_link_and_drops_beyond_the_buffer_in_fifo_order() {
+    fn drop_tail_serves_an_idle_link_drops_beyond_the_buffer_in_fifo_order_and_counts_once() {
         let spec = LinkSpec::new(8_000, 0, 2);
         let out = MemoryLog::default();
         let mut queue = DropTailQueue::new(1);
         let log = QueueLog::new(Box::new(out.clone()), "l", &spec, None).unwrap();
         queue.set_log(log);
         assert!(matches!(
-            queue.arrive(0, Test(100, 0), &spec, true),
-            Arrival::Serve(Test(100, 0))
+            queue.arrive(0, test_packet(100, 0), &spec, true),
+            Arrival::Serve(p) if p.data.len() == 100 && p.flow == 0
         ));
         for (len, expected_queued) in [(101, true), (102, true), (103, false)] {
-            let arrival = queue.arrive(1_000_000, Test(len, 1), &spec, false);
+            let arrival = queue.arrive(1_000_000, test_packet(len, 1), &spec, false);
             assert_eq!(matches!(arrival, Arrival::Queued), expected_queued, "{len}");
         }
         assert_eq!(queue.len(), 2);
-        assert_eq!(queue.start_next(2_000_000).map(|p| p.0), Some(101));
-        assert_eq!(queue.start_next(3_000_000).map(|p| p.0), Some(102));
+        assert_eq!(queue.start_next(2_000_000).map(|p| p.data.len()), Some(101));
+        assert_eq!(queue.start_next(3_000_000).map(|p| p.data.len()), Some(102));
         assert!(queue.start_next(4_000_000).is_none() && queue.is_empty());
+        // Counted once, here: 4 arrived, 1 dropped; 2 waited from 1 to 2 ms
+        // and 1 from 2 to 3 ms.
+        let stats = queue.stats();
+        assert_eq!(
+            (stats.arrived_pkts, stats.dropped_pkts, stats.lost_pkts),
+            (4, 1, 0)
+        );
+        assert_eq!(stats.accepted_pkts(), 3);
+        assert_eq!(stats.max_queue_pkts, 2);
+        assert_eq!(stats.queue_pkt_ns, 3_000_000);
+        queue.account_to(10_000_000);
+        assert_eq!(queue.stats().queue_pkt_ns, 3_000_000);
         let text = out.text();
         let events: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
         assert_eq!(

@@ -9,55 +9,41 @@
 use std::io::BufWriter;
 
 use vegas_link_model::Arrival;
-use vegas_link_model::Datagram;
 pub use vegas_link_model::DelayStats;
 use vegas_link_model::DropTailQueue;
 pub use vegas_link_model::LinkSpec;
 use vegas_link_model::QueueLog;
+use vegas_link_model::QueueStats;
 use vegas_link_model::Service;
 
 use super::Nanos;
 
-/// A packet on its way through the network.
-#[derive(Clone, Debug)]
-pub struct Packet {
-    /// Index of the flow it belongs to.
-    pub flow: usize,
+/// A packet on its way through the network: the link model's packet (its
+/// flow is the flow's index) with where it is on its route.
+pub type Packet = vegas_link_model::Packet<Route>;
+
+/// Where a packet is on its way.
+#[derive(Clone, Copy, Debug)]
+pub struct Route {
     /// True from client to server.
     pub to_server: bool,
     /// Position in its route (index of the link it is on).
     pub hop: usize,
     /// When its sender put it on the wire.
     pub sent_at: Nanos,
-    /// When it reached the link it is on (set by [`Link::enqueue`]).
-    pub link_entered_at: Nanos,
-    pub data: Vec<u8>,
-}
-
-impl Datagram for Packet {
-    fn len_bytes(&self) -> usize {
-        self.data.len()
-    }
-
-    fn flow(&self) -> usize {
-        self.flow
-    }
 }
 
 /// What a link did over a run.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LinkStats {
-    pub enqueued_pkts: u64,
-    /// Drop-tail drops.
-    pub dropped_pkts: u64,
-    /// Random (packet error rate) losses.
-    pub lost_pkts: u64,
+    /// What the queue did: arrivals, random losses, drop-tail drops, the
+    /// longest queue and its time integral (counted by the model's
+    /// [`DropTailQueue`]; set by [`Link::finish`], [`Link::queue_stats`]
+    /// during a run).
+    pub queue: QueueStats,
     pub sent_bytes: u64,
     /// Time the serializer was busy.
     pub busy_ns: Nanos,
-    /// Integral of the waiting-queue length over time (packet * ns).
-    pub queue_pkt_ns: u128,
-    pub max_queue_pkts: usize,
     /// Time spent at each queue length (index = packets waiting).
     pub queue_time_ns: Vec<u128>,
     /// From when the steady-state figures below count.
@@ -85,7 +71,7 @@ pub const BUSY_BIN_NS: Nanos = 100_000_000;
 impl LinkStats {
     /// Time-weighted mean queue over `elapsed_ns`.
     pub fn mean_queue_pkts(&self, elapsed_ns: Nanos) -> f64 {
-        self.queue_pkt_ns as f64 / elapsed_ns.max(1) as f64
+        self.queue.mean_queue_pkts(elapsed_ns)
     }
 
     /// The end of the first window of `window_bins` bins (sliding by one
@@ -139,7 +125,7 @@ impl LinkStats {
 pub struct Link {
     pub name: String,
     pub spec: LinkSpec,
-    queue: DropTailQueue<Packet>,
+    queue: DropTailQueue<Route>,
     /// A fixed-rate serializer or a trace of delivery opportunities.
     service: Service,
     /// Whether a packet is being serialized.
@@ -208,7 +194,6 @@ impl Link {
         let len = self.queue.len();
         let steady_dt = now.saturating_sub(self.last_change_ns.max(self.stats.steady_from_ns));
         self.stats.steady_queue_pkt_ns += steady_dt as u128 * len as u128;
-        self.stats.queue_pkt_ns += dt * len as u128;
         let mut t = self.last_change_ns;
         while t < now && len > 0 {
             let bin = (t / BUSY_BIN_NS) as usize;
@@ -230,27 +215,23 @@ impl Link {
     pub fn enqueue(
         &mut self,
         now: Nanos,
-        mut packet: Packet,
+        packet: Packet,
         in_service: &mut Option<Packet>,
     ) -> LinkAction {
         self.account(now);
-        packet.link_entered_at = now;
-        match self.queue.arrive(now, packet, &self.spec, !self.busy) {
-            Arrival::Lost => self.stats.lost_pkts += 1,
-            Arrival::Dropped => self.stats.dropped_pkts += 1,
-            Arrival::Serve(packet) => {
-                self.busy = true;
-                self.stats.enqueued_pkts += 1;
-                let tx = self.start_service(packet.data.len());
-                *in_service = Some(packet);
-                return LinkAction::TxDoneAt(now.saturating_add(tx));
-            }
-            Arrival::Queued => {
-                self.stats.enqueued_pkts += 1;
-                self.stats.max_queue_pkts = self.stats.max_queue_pkts.max(self.queue.len());
-            }
+        if let Arrival::Serve(packet) = self.queue.arrive(now, packet, &self.spec, !self.busy) {
+            self.busy = true;
+            let tx = self.start_service(packet.data.len());
+            *in_service = Some(packet);
+            return LinkAction::TxDoneAt(now.saturating_add(tx));
         }
         LinkAction::None
+    }
+
+    /// What the queue has done so far (the run's total is in
+    /// [`LinkStats::queue`] after [`Link::finish`]).
+    pub fn queue_stats(&self) -> &QueueStats {
+        self.queue.stats()
     }
 
     /// The packet of `bytes` at the head starts service now (`account` set
@@ -291,6 +272,8 @@ impl Link {
     /// Closes the time integrals at the end of a run and flushes the log.
     pub fn finish(&mut self, now: Nanos) {
         self.account(now);
+        self.queue.account_to(now);
+        self.stats.queue = self.queue.stats().clone();
         self.stats.trace_capacity_bytes = self.delivery_trace().map(|t| t.capacity_bytes(now));
         self.queue.flush_log();
     }
@@ -303,11 +286,13 @@ mod tests {
     fn pkt(len: usize) -> Packet {
         Packet {
             flow: 0,
-            to_server: true,
-            hop: 0,
-            sent_at: 0,
-            link_entered_at: 0,
             data: vec![0; len],
+            entered_ns: 0,
+            route: Route {
+                to_server: true,
+                hop: 0,
+                sent_at: 0,
+            },
         }
     }
 
@@ -342,12 +327,12 @@ mod tests {
             assert!(s.is_none());
         }
         assert_eq!(link.queue_len(), 2);
-        assert_eq!(link.stats.dropped_pkts, 1);
+        assert_eq!(link.queue_stats().dropped_pkts, 1);
         let (_, end) = link.tx_done(1_000_000).unwrap();
         assert_eq!(end, 2_000_000);
         assert_eq!(link.queue_len(), 1);
         // Queue integral: 2 packets for 1 ms.
-        assert_eq!(link.stats.queue_pkt_ns, 2 * 1_000_000);
+        assert_eq!(link.queue_stats().queue_pkt_ns, 2 * 1_000_000);
         assert_eq!(link.stats.queue_time_ns[2], 1_000_000);
         assert_eq!(link.stats.queue_quantile_pkts(0.95), 2);
     }
@@ -361,10 +346,10 @@ mod tests {
             let mut s = None;
             link.enqueue(0, pkt(100), &mut s);
         }
-        let lost = link.stats.lost_pkts;
+        let lost = link.queue_stats().lost_pkts;
         assert!((400..600).contains(&lost), "{lost}");
         // The rest went into service (one) or waits.
-        assert_eq!(link.stats.enqueued_pkts, 1000 - lost);
+        assert_eq!(link.queue_stats().accepted_pkts(), 1000 - lost);
         assert_eq!(link.queue_len() as u64, 1000 - lost - 1);
     }
 
@@ -381,7 +366,7 @@ mod tests {
             // Serialization ends before (or with) the next arrival go first.
             if let Some(end) = tx_end.filter(|e| sent == n || *e <= next_arrival) {
                 let p = in_service.take().unwrap();
-                delivered.push((p.sent_at, link.spec.arrival_ns(end)));
+                delivered.push((p.route.sent_at, link.spec.arrival_ns(end)));
                 tx_end = link.tx_done(end).map(|(next, e)| {
                     in_service = Some(next);
                     e
@@ -389,7 +374,7 @@ mod tests {
                 continue;
             }
             let mut packet = pkt(len);
-            packet.sent_at = next_arrival;
+            packet.route.sent_at = next_arrival;
             let mut s = None;
             if let LinkAction::TxDoneAt(end) = link.enqueue(next_arrival, packet, &mut s) {
                 in_service = s;
@@ -398,7 +383,7 @@ mod tests {
             sent += 1;
             next_arrival += gap;
         }
-        (delivered, link.stats.dropped_pkts)
+        (delivered, link.queue_stats().dropped_pkts)
     }
 
     #[test]
@@ -412,7 +397,7 @@ mod tests {
         for (sent, arrived) in &delivered {
             assert_eq!(arrived - sent, 800_000 + 10_000_000);
         }
-        assert_eq!(link.stats.max_queue_pkts, 0);
+        assert_eq!(link.queue_stats().max_queue_pkts, 0);
     }
 
     #[test]
@@ -434,7 +419,7 @@ mod tests {
         let (sent, arrived) = delivered[delivered.len() / 2];
         let expected = (buffer as u64 + 1) * 800_000;
         assert!(arrived - sent <= expected && arrived - sent >= expected - 800_000);
-        assert_eq!(link.stats.max_queue_pkts, buffer);
+        assert_eq!(link.queue_stats().max_queue_pkts, buffer);
     }
 
     #[test]

@@ -31,6 +31,7 @@ use super::link::Link;
 use super::link::LinkAction;
 use super::link::LinkSpec;
 use super::link::Packet;
+use super::link::Route;
 use super::rtt::RttStats;
 use super::scenario::cc_spec;
 use super::scenario::Impairments;
@@ -121,7 +122,7 @@ pub struct SimResult {
 
 #[derive(Debug)]
 enum EventKind {
-    /// A packet reaches hop `packet.hop` of its route (or its endpoint).
+    /// A packet reaches hop `packet.route.hop` of its route (or its endpoint).
     Arrive(Packet),
     /// A link finished serializing its packet in service.
     TxDone { link: usize },
@@ -723,11 +724,9 @@ impl Simulator {
                 self.links[link]
                     .stats
                     .delay
-                    .record(at.saturating_sub(packet.link_entered_at));
-                let packet = Packet {
-                    hop: packet.hop + 1,
-                    ..packet
-                };
+                    .record(at.saturating_sub(packet.entered_ns));
+                let mut packet = packet;
+                packet.route.hop += 1;
                 if let Some(impairments) = self.impairments.get(link).filter(|i| i.is_active()) {
                     let impairments = *impairments;
                     if !impairments.jitter.is_zero() {
@@ -875,12 +874,12 @@ impl Simulator {
     /// A packet reaches its next hop, or its endpoint.
     fn arrive(&mut self, mut packet: Packet) -> Result<()> {
         let f = &self.flows[packet.flow];
-        let route = if packet.to_server {
+        let route = if packet.route.to_server {
             f.ack_route
         } else {
             f.data_route
         };
-        if let Some(&link) = route.get(packet.hop) {
+        if let Some(&link) = route.get(packet.route.hop) {
             let mut in_service = None;
             if let LinkAction::TxDoneAt(end) =
                 self.links[link].enqueue(self.now, packet, &mut in_service)
@@ -890,13 +889,13 @@ impl Simulator {
             }
             return Ok(());
         }
-        let (flow, server) = (packet.flow, packet.to_server);
+        let (flow, server) = (packet.flow, packet.route.to_server);
         let now = self.now;
         let max_ack_delay = to_nanos(self.scenario.receiver.max_ack_delay.0);
         let out_dir = self.options.out_dir.clone();
         let qlog = self.scenario.qlog;
         let f = &mut self.flows[flow];
-        let one_way = now - packet.sent_at;
+        let one_way = now - packet.route.sent_at;
         let (from, to) = if server {
             f.last_reverse_delay_ns = Some(one_way);
             (f.client.addr, f.server.addr)
@@ -1041,11 +1040,13 @@ impl Simulator {
     fn transmit(&mut self, flow: usize, server: bool, data: Vec<u8>) -> Result<()> {
         self.arrive(Packet {
             flow,
-            to_server: !server,
-            hop: 0,
-            sent_at: self.now,
-            link_entered_at: self.now,
             data,
+            entered_ns: self.now,
+            route: Route {
+                to_server: !server,
+                hop: 0,
+                sent_at: self.now,
+            },
         })
     }
 
