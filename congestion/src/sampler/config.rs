@@ -1,7 +1,15 @@
 //! What the sampler measures and how: [`SamplerConfig`] with its paper,
 //! robust default and naive settings, and the choices it is made of.
 
-use super::*;
+use std::time::Duration;
+
+use crate::ParamError;
+
+use super::DEFAULT_BASE_RTT_WINDOW;
+use super::DEFAULT_IDLE_RESET;
+use super::DEFAULT_MIN_ROUND_BYTES;
+use super::DEFAULT_MIN_ROUND_SAMPLES;
+use super::PAPER_MIN_ROUND_SAMPLES;
 
 /// Which statistic of a round's RTT samples is its `round_rtt`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -200,6 +208,7 @@ impl Default for SamplerConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sampler::RoundSampler;
     use crate::test_sender::MDS;
 
     #[test]

@@ -2,7 +2,22 @@
 //! Diff of a round, the alpha/beta step, and Vegas-A and the gamma
 //! selection in their places.
 
-use super::*;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::RoundSample;
+
+use super::coexist;
+use super::fair_share;
+use super::paper;
+use super::select_gamma_for_available_rate;
+use super::Action;
+use super::Avoidance;
+use super::ExpectedWindow;
+use super::RoundDiff;
+use super::SlowStart;
+use super::Vegas;
+use super::VegasSlowStart;
 
 impl Vegas {
     // Congestion avoidance (III-B).

@@ -2,8 +2,18 @@
 //! RFC 9002 7.3.2 and 7.6): a window is decreased only for a packet sent
 //! after the last decrease.
 
-use super::*;
-use coexist::LossAnswer;
+use std::time::Duration;
+use std::time::Instant;
+
+use super::coexist::LossAnswer;
+use super::paper;
+use super::Avoidance;
+use super::CoexistMode;
+use super::CoexistStep;
+use super::ReductionCause;
+use super::SlowStart;
+use super::SlowStartExitCause;
+use super::Vegas;
 
 impl Vegas {
     /// III-A: was this packet sent after the last window decrease?

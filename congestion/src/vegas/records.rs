@@ -2,7 +2,16 @@
 //! graphs): the one place the Vegas family writes them. Each takes the
 //! window and thresholds as they are when it is called.
 
-use super::*;
+use std::time::Instant;
+
+use crate::ControllerEvent;
+
+use super::CoexistMode;
+use super::ReductionCause;
+use super::RoundDecision;
+use super::SlowStartExitCause;
+use super::SwitchEvidence;
+use super::Vegas;
 
 impl Vegas {
     /// Every record goes through here.

@@ -1,7 +1,22 @@
 //! Modified slow start (Brakmo & Peterson III-C), and Gallop-Vegas slow
 //! start in its place ([`crate::gallop`]).
 
-use super::*;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::AckEvent;
+use crate::SlowStartExitWindow;
+use crate::SlowStartGrowth;
+
+use super::paper;
+use super::Action;
+use super::Avoidance;
+use super::GallopStep;
+use super::RoundDiff;
+use super::SlowStart;
+use super::SlowStartExitCause;
+use super::SlowStartRound;
+use super::Vegas;
 
 impl Vegas {
     // Modified slow start (III-C).
