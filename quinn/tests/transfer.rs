@@ -86,8 +86,14 @@ async fn transfer_with(name: &str) {
     assert!(stats.acked_packets >= BYTES / 1500, "{name}: {stats:?}");
     assert!(stats.rtt_samples > 10, "{name}: {stats:?}");
     // Every acknowledged packet was found in the batch it was sent in,
-    // but for the odd handshake packet quinn sends without `on_sent`.
-    assert!(stats.unmatched_acks <= 2, "{name}: {stats:?}");
+    // but for the odd handshake packet quinn sends without `on_sent` and,
+    // on a loaded machine, the few whose batch a scheduler stall longer
+    // than the remembered span (4 loopback RTTs + 50 ms) made the adapter
+    // forget: at most 1% (a broken match would miss nearly all).
+    assert!(
+        stats.unmatched_acks <= 2 + stats.acked_packets / 100,
+        "{name}: {stats:?}"
+    );
 
     {
         let log = records.lock().unwrap();
