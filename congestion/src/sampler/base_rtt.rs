@@ -124,14 +124,20 @@ pub(super) struct BaseRtts {
     all: BaseRttFilter,
     /// BaseRTT over samples of full-sized packets.
     full_sized: BaseRttFilter,
+    /// `SamplerConfig::base_rtt_full_sized_only`: without it the
+    /// full-sized filter is never read, so it is not kept either (one
+    /// filter update less per RTT sample, on the per-ACK path).
+    full_sized_only: bool,
 }
 
 impl BaseRtts {
-    /// Both filters empty, in `mode`.
-    pub(super) fn new(mode: BaseRttMode) -> Self {
+    /// Both filters empty, in `mode`; BaseRTT from full-sized packets
+    /// once there is one with `full_sized_only`.
+    pub(super) fn new(mode: BaseRttMode, full_sized_only: bool) -> Self {
         BaseRtts {
             all: BaseRttFilter::new(mode),
             full_sized: BaseRttFilter::new(mode),
+            full_sized_only,
         }
     }
 
@@ -139,15 +145,15 @@ impl BaseRtts {
     /// measures is a full datagram.
     pub(super) fn update(&mut self, time: Instant, rtt: Duration, full_sized: bool) {
         self.all.update(time, rtt);
-        if full_sized {
+        if full_sized && self.full_sized_only {
             self.full_sized.update(time, rtt);
         }
     }
 
     /// The filter BaseRTT is read from: full-sized packets' once there is
     /// one (with `full_sized_only`), otherwise every sample's.
-    pub(super) fn counted(&self, full_sized_only: bool) -> &BaseRttFilter {
-        if full_sized_only && self.full_sized.get().is_some() {
+    pub(super) fn counted(&self) -> &BaseRttFilter {
+        if self.full_sized_only && self.full_sized.get().is_some() {
             &self.full_sized
         } else {
             &self.all
@@ -156,8 +162,8 @@ impl BaseRtts {
 
     /// How long ago the counted filter's BaseRTT was measured (None:
     /// lifetime BaseRTT, or no sample yet).
-    pub(super) fn age(&self, full_sized_only: bool, now: Instant) -> Option<Duration> {
-        match self.counted(full_sized_only) {
+    pub(super) fn age(&self, now: Instant) -> Option<Duration> {
+        match self.counted() {
             BaseRttFilter::Lifetime(_) => None,
             BaseRttFilter::Windowed(filter) => filter.age(now),
         }

@@ -333,7 +333,7 @@ impl RoundSampler {
         Ok(RoundSampler {
             config,
             max_datagram_size,
-            base_rtts: BaseRtts::new(config.base_rtt),
+            base_rtts: BaseRtts::new(config.base_rtt, config.base_rtt_full_sized_only),
             latest_rtt: None,
             pkt_nums: PacketNumbers::default(),
             round: None,
@@ -352,14 +352,12 @@ impl RoundSampler {
     /// BaseRTT: the minimum RTT per `config.base_rtt`; None before the
     /// first sample.
     pub fn base_rtt(&self) -> Option<Duration> {
-        self.base_rtts
-            .counted(self.config.base_rtt_full_sized_only)
-            .get()
+        self.base_rtts.counted().get()
     }
 
     /// Forgets BaseRTT.
     fn clear_base_rtt(&mut self) {
-        self.base_rtts = BaseRtts::new(self.config.base_rtt);
+        self.base_rtts = BaseRtts::new(self.config.base_rtt, self.config.base_rtt_full_sized_only);
     }
 
     /// Replaces BaseRTT by `rtt` measured at `now` (a controller that has
@@ -372,8 +370,7 @@ impl RoundSampler {
     /// How long ago the windowed BaseRTT was measured (None: lifetime
     /// BaseRTT, or no sample yet).
     pub fn base_rtt_age(&self, now: Instant) -> Option<Duration> {
-        self.base_rtts
-            .age(self.config.base_rtt_full_sized_only, now)
+        self.base_rtts.age(now)
     }
 
     /// The last RTT sample taken (after ack-delay adjustment).
