@@ -7,9 +7,9 @@ use std::time::Duration;
 use std::time::Instant;
 
 use super::base_rtt::DEFAULT_BASE_RTT_WINDOW;
+use super::timeline::Nanos;
 use super::RoundTally;
 use super::SMOOTHING_GAIN_DENOMINATOR;
-use crate::types::AckEvent;
 
 /// RFC 9000 section 13.2.2: a receiver acknowledges at least every second
 /// ack-eliciting packet, so a window of 6 packets already gives a round
@@ -44,7 +44,7 @@ pub const FRAME_RATE_WINDOW_DIVISOR: u64 = 8;
 #[derive(Clone, Debug, Default)]
 pub(super) struct RecentFrames {
     /// (arrival, bytes acknowledged)
-    pub(super) frames: std::collections::VecDeque<(Instant, u64)>,
+    pub(super) frames: std::collections::VecDeque<(Nanos, u64)>,
     /// Bytes of every kept frame but the oldest.
     pub(super) bytes_after_oldest: u64,
 }
@@ -52,7 +52,7 @@ pub(super) struct RecentFrames {
 impl RecentFrames {
     /// Adds a frame; returns the rate over the fewest latest frames whose
     /// bytes (after the oldest of them) reach `min_bytes`.
-    pub(super) fn push(&mut self, arrival: Instant, bytes: u64, min_bytes: u64) -> Option<f64> {
+    pub(super) fn push(&mut self, arrival: Nanos, bytes: u64, min_bytes: u64) -> Option<f64> {
         if !self.frames.is_empty() {
             self.bytes_after_oldest += bytes;
         }
@@ -129,9 +129,9 @@ pub const PHASE_LOCK_RETRY: Duration = AGGREGATION_MEMORY;
 #[derive(Clone, Copy, Debug)]
 pub(super) struct AckArrival {
     /// When it arrived.
-    pub(super) time: Instant,
+    pub(super) time: Nanos,
     /// Send time of the packet its RTT sample measures.
-    pub(super) largest_sent: Instant,
+    pub(super) largest_sent: Nanos,
 }
 
 /// A flow locked to the release clock of an aggregating path (module
@@ -263,12 +263,12 @@ pub(super) struct ReleaseLattice {
     /// The release period, once the gaps agree on one.
     pub(super) period: Option<Duration>,
     /// The latest frame's arrival.
-    pub(super) last_arrival: Option<Instant>,
+    pub(super) last_arrival: Option<Nanos>,
     /// The first arrival of the latest cluster of frames that came within
     /// the tolerance of each other (one release: a path that spaces the
     /// frames of one release by their serialization is exact only for the
     /// first of them).
-    pub(super) cluster_start: Option<Instant>,
+    pub(super) cluster_start: Option<Nanos>,
 }
 
 impl ReleaseLattice {
@@ -285,7 +285,7 @@ impl ReleaseLattice {
 
     /// The first arrival of the latest release and the period, once the
     /// path is known to release on a clock.
-    pub(super) fn release_began(&self) -> Option<(Instant, Duration)> {
+    pub(super) fn release_began(&self) -> Option<(Nanos, Duration)> {
         self.cluster_start.zip(self.period)
     }
 
@@ -293,7 +293,7 @@ impl ReleaseLattice {
     /// one) and acknowledging `acked_bytes`.
     pub(super) fn observe(
         &mut self,
-        now: Instant,
+        now: Nanos,
         in_burst: bool,
         acked_bytes: u64,
         max_datagram_size: usize,
@@ -378,11 +378,11 @@ pub(super) struct AckAggregation {
     last_ack: Option<AckArrival>,
     /// The arrival of the last frame outside a burst: every frame of the
     /// burst after it was released after it.
-    burst_prev_arrival: Option<Instant>,
+    burst_prev_arrival: Option<Nanos>,
     lattice: ReleaseLattice,
     phase_lock: PhaseLock,
     /// When a burst was last seen ([`AGGREGATION_MEMORY`]).
-    last_burst_at: Option<Instant>,
+    last_burst_at: Option<Nanos>,
     /// Bytes acknowledged per second of arrival gap, smoothed over the
     /// frames outside bursts (1/8 gain).
     ack_rate_bytes_per_sec: Option<f64>,
@@ -406,7 +406,7 @@ impl AckAggregation {
 
     /// The path bunches ACK frames now: a release clock, or a burst within
     /// [`AGGREGATION_MEMORY`].
-    pub(super) fn path_aggregates(&self, now: Instant) -> bool {
+    pub(super) fn path_aggregates(&self, now: Nanos) -> bool {
         self.lattice.period.is_some()
             || self
                 .last_burst_at
@@ -507,23 +507,23 @@ impl AckAggregation {
     /// the round's fastest frame rate is the largest of them.
     pub(super) fn hold_lower_bound(
         &mut self,
-        event: &AckEvent<'_>,
+        now: Nanos,
         acked_bytes: u64,
-        largest_sent: Instant,
+        largest_sent: Nanos,
         rtt: Duration,
         max_datagram_size: usize,
         last_cwnd_bytes: usize,
     ) -> (HoldBound, Option<f64>) {
         let previous = self.last_ack.replace(AckArrival {
-            time: event.now,
+            time: now,
             largest_sent,
         });
         let Some(previous) = previous else {
             self.lattice
-                .observe(event.now, false, acked_bytes, max_datagram_size);
+                .observe(now, false, acked_bytes, max_datagram_size);
             return (HoldBound::default(), None);
         };
-        let arrival_gap = event.now.saturating_duration_since(previous.time);
+        let arrival_gap = now.saturating_duration_since(previous.time);
         let send_gap = largest_sent.saturating_duration_since(previous.largest_sent);
         // ...and acknowledges its bytes many times faster than the
         // frames outside bursts do: a queue that drains also brings ACKs
@@ -548,7 +548,7 @@ impl AckAggregation {
                 let sent_rate = acked_bytes as f64 / arrival_gap.max(send_gap).as_secs_f64();
                 let min_bytes = (FRAME_RATE_MIN_PKTS * max_datagram_size as u64)
                     .max(last_cwnd_bytes as u64 / FRAME_RATE_WINDOW_DIVISOR);
-                span_rate = self.recent_frames.push(event.now, acked_bytes, min_bytes);
+                span_rate = self.recent_frames.push(now, acked_bytes, min_bytes);
                 let smooth = |previous: Option<f64>, rate: f64| {
                     Some(previous.map_or(rate, |smoothed| {
                         let gain = f64::from(SMOOTHING_GAIN_DENOMINATOR);
@@ -561,10 +561,10 @@ impl AckAggregation {
             }
         }
         self.lattice
-            .observe(event.now, in_burst, acked_bytes, max_datagram_size);
-        let raw_rtt = event.now.saturating_duration_since(largest_sent);
+            .observe(now, in_burst, acked_bytes, max_datagram_size);
+        let raw_rtt = now.saturating_duration_since(largest_sent);
         let subtracted_delay = raw_rtt.saturating_sub(rtt);
-        let bound_from = |reached_by: Instant| {
+        let bound_from = |reached_by: Nanos| {
             reached_by
                 .checked_duration_since(largest_sent)
                 .map(|d| d.saturating_sub(subtracted_delay))
@@ -582,7 +582,7 @@ impl AckAggregation {
             (a, b) => a.or(b),
         };
         if in_burst {
-            self.last_burst_at = Some(event.now);
+            self.last_burst_at = Some(now);
         }
         (HoldBound { lower_bound }, span_rate)
     }
@@ -593,9 +593,17 @@ mod tests {
     use super::*;
     use crate::sampler::tests::run_path;
     use crate::sampler::tests::run_path_with_window;
+    use crate::sampler::timeline::Timeline;
     use crate::sampler::*;
     use crate::test_sender::MDS;
     use crate::test_sender::MS;
+
+    /// `t0 + offset` on a timeline that starts at `t0`.
+    fn at(t0: Instant, offset: Duration) -> Nanos {
+        let mut timeline = Timeline::default();
+        timeline.nanos(t0);
+        timeline.nanos(t0 + offset)
+    }
 
     /// Mean absolute error of the rounds' RTT against the hold-free truth,
     /// in ms, over the rounds after the first `skip`.
@@ -676,7 +684,7 @@ mod tests {
         let frame_bytes = 8 * MDS as u64;
         let feed = |lattice: &mut ReleaseLattice, at_ms: &[u64]| {
             for &ms in at_ms {
-                lattice.observe(t0 + MS * ms as u32, false, frame_bytes, MDS);
+                lattice.observe(at(t0, MS * ms as u32), false, frame_bytes, MDS);
             }
         };
         // Gaps of 1, 2 and 3 periods of 20 ms.
@@ -713,7 +721,7 @@ mod tests {
         let mut lattice = ReleaseLattice::default();
         for (k, ms) in [0u64, 1, 3, 4, 6, 7, 8, 10, 11, 13].iter().enumerate() {
             let packets = if k == 0 { 1 } else { 1 + (ms % 2) };
-            lattice.observe(t0 + MS * *ms as u32, false, packets * MDS as u64, MDS);
+            lattice.observe(at(t0, MS * *ms as u32), false, packets * MDS as u64, MDS);
         }
         assert_eq!(lattice.period, None);
     }
@@ -806,7 +814,7 @@ mod tests {
         // follow the oldest frame, then exactly one packet per ms.
         let mut rates = Vec::new();
         for i in 0..20 {
-            rates.push(frames.push(t0 + 2 * i * MS, 2 * pkt, min_bytes));
+            rates.push(frames.push(at(t0, 2 * i * MS), 2 * pkt, min_bytes));
         }
         assert!(rates[..8].iter().all(Option::is_none), "{rates:?}");
         for rate in &rates[8..] {
@@ -815,8 +823,9 @@ mod tests {
         }
         // A clump (a frame 100 us after the previous) moves the rate over
         // 16 packets by a little, not to the clump's own 20 packets per ms.
-        let last = t0 + 38 * MS;
-        let clumped = frames.push(last + 100 * us, 2 * pkt, min_bytes).unwrap();
+        let clumped = frames
+            .push(at(t0, 38 * MS + 100 * us), 2 * pkt, min_bytes)
+            .unwrap();
         assert!(clumped < 1.3 * 1000.0 * pkt as f64, "{clumped}");
         // The frames kept stay few (bounded memory on the ACK path).
         assert!(frames.frames.len() <= 10, "{}", frames.frames.len());

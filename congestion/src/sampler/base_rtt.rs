@@ -3,8 +3,8 @@
 //! ([`BaseRtts`]) BaseRTT is read from.
 
 use std::time::Duration;
-use std::time::Instant;
 
+use super::timeline::Nanos;
 use super::BaseRttMode;
 
 /// BBR's min RTT filter length, 10 s (draft-ietf-ccwg-bbr, MinRTTFilterLen):
@@ -20,7 +20,7 @@ pub const DEFAULT_IDLE_RESET: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct TimedRtt {
-    pub(super) time: Instant,
+    pub(super) time: Nanos,
     pub(super) rtt: Duration,
 }
 
@@ -28,20 +28,35 @@ pub(super) struct TimedRtt {
 /// successive parts of the window (Linux `lib/minmax.c`): fixed size.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct WindowedMinRtt {
-    pub(super) window: Duration,
+    /// The window, a quarter and half of it (`Duration` division, as
+    /// `lib/minmax.c` divides), in nanoseconds: computed once, not per
+    /// sample.
+    pub(super) window_ns: u64,
+    pub(super) quarter_window_ns: u64,
+    pub(super) half_window_ns: u64,
     pub(super) best: Option<[TimedRtt; 3]>,
 }
 
 impl WindowedMinRtt {
-    pub(super) fn update(&mut self, time: Instant, rtt: Duration) {
+    pub(super) fn new(window: Duration) -> Self {
+        let ns = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        WindowedMinRtt {
+            window_ns: ns(window),
+            quarter_window_ns: ns(window / 4),
+            half_window_ns: ns(window / 2),
+            best: None,
+        }
+    }
+
+    pub(super) fn update(&mut self, time: Nanos, rtt: Duration) {
         let sample = TimedRtt { time, rtt };
-        let window = self.window;
+        let window_ns = self.window_ns;
         let Some(best) = &mut self.best else {
             self.best = Some([sample; 3]);
             return;
         };
         // A new minimum, or nothing left in the window: start over.
-        if rtt <= best[0].rtt || time.saturating_duration_since(best[2].time) > window {
+        if rtt <= best[0].rtt || time.saturating_ns_since(best[2].time) > window_ns {
             *best = [sample; 3];
             return;
         }
@@ -51,22 +66,22 @@ impl WindowedMinRtt {
         } else if rtt <= best[2].rtt {
             best[2] = sample;
         }
-        let age = time.saturating_duration_since(best[0].time);
-        if age > window {
+        let age_ns = time.saturating_ns_since(best[0].time);
+        if age_ns > window_ns {
             // The best one left the window: promote the others.
             best[0] = best[1];
             best[1] = best[2];
             best[2] = sample;
-            if time.saturating_duration_since(best[0].time) > window {
+            if time.saturating_ns_since(best[0].time) > window_ns {
                 best[0] = best[1];
                 best[1] = best[2];
                 best[2] = sample;
             }
-        } else if best[1].time == best[0].time && age > window / 4 {
+        } else if best[1].time == best[0].time && age_ns > self.quarter_window_ns {
             // A quarter window without a second choice: take one.
             best[1] = sample;
             best[2] = sample;
-        } else if best[2].time == best[1].time && age > window / 2 {
+        } else if best[2].time == best[1].time && age_ns > self.half_window_ns {
             // Half a window without a third choice: take one.
             best[2] = sample;
         }
@@ -77,7 +92,7 @@ impl WindowedMinRtt {
     }
 
     /// How long ago the current minimum was measured.
-    pub(super) fn age(&self, now: Instant) -> Option<Duration> {
+    pub(super) fn age(&self, now: Nanos) -> Option<Duration> {
         self.best
             .map(|best| now.saturating_duration_since(best[0].time))
     }
@@ -95,12 +110,12 @@ impl BaseRttFilter {
         match mode {
             BaseRttMode::Lifetime => BaseRttFilter::Lifetime(None),
             BaseRttMode::Windowed { window } => {
-                BaseRttFilter::Windowed(WindowedMinRtt { window, best: None })
+                BaseRttFilter::Windowed(WindowedMinRtt::new(window))
             }
         }
     }
 
-    pub(super) fn update(&mut self, time: Instant, rtt: Duration) {
+    pub(super) fn update(&mut self, time: Nanos, rtt: Duration) {
         match self {
             BaseRttFilter::Lifetime(min) => *min = Some(min.map_or(rtt, |m| m.min(rtt))),
             BaseRttFilter::Windowed(filter) => filter.update(time, rtt),
@@ -143,7 +158,7 @@ impl BaseRtts {
 
     /// A sample `rtt` taken at `time`; `full_sized`: the packet it
     /// measures is a full datagram.
-    pub(super) fn update(&mut self, time: Instant, rtt: Duration, full_sized: bool) {
+    pub(super) fn update(&mut self, time: Nanos, rtt: Duration, full_sized: bool) {
         self.all.update(time, rtt);
         if full_sized && self.full_sized_only {
             self.full_sized.update(time, rtt);
@@ -162,7 +177,7 @@ impl BaseRtts {
 
     /// How long ago the counted filter's BaseRTT was measured (None:
     /// lifetime BaseRTT, or no sample yet).
-    pub(super) fn age(&self, now: Instant) -> Option<Duration> {
+    pub(super) fn age(&self, now: Nanos) -> Option<Duration> {
         match self.counted() {
             BaseRttFilter::Lifetime(_) => None,
             BaseRttFilter::Windowed(filter) => filter.age(now),
@@ -172,6 +187,8 @@ impl BaseRtts {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use super::*;
     use crate::sampler::tests::ack_event;
     use crate::sampler::RoundSampler;

@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
+use super::AckedFrame;
 use super::RoundSampler;
 use super::SMOOTHING_GAIN_DENOMINATOR;
-use crate::types::AckEvent;
 
 /// One ACK frame's mean age counts for at most this many credit cycles:
 /// a frame that reports packets sent long ago (a peer's ACK frames lost)
@@ -55,9 +55,9 @@ impl AckPathEstimates {
     }
 
     /// One ACK frame: the credit cycle, then the packets per frame.
-    pub(super) fn on_ack_frame(&mut self, event: &AckEvent<'_>) {
-        self.update_credit_cycle(event);
-        self.update_pkts_per_ack_frame(event);
+    pub(super) fn on_ack_frame(&mut self, frame: &AckedFrame) {
+        self.update_credit_cycle(frame);
+        self.update_pkts_per_ack_frame(frame);
     }
 
     /// The path changed: the old path's send-to-ACK time would pace the
@@ -66,13 +66,9 @@ impl AckPathEstimates {
         self.credit_cycle = None;
     }
 
-    fn update_credit_cycle(&mut self, event: &AckEvent<'_>) {
-        let (mut bytes, mut weighted_nanos) = (0u128, 0u128);
-        for packet in event.acked {
-            let age = event.now.saturating_duration_since(packet.time_sent);
-            bytes += packet.size_bytes as u128;
-            weighted_nanos += packet.size_bytes as u128 * age.as_nanos();
-        }
+    fn update_credit_cycle(&mut self, frame: &AckedFrame) {
+        // The byte-weighted ages, summed as the sampler read the frame.
+        let (bytes, weighted_nanos) = (frame.credit_bytes, frame.weighted_age_ns);
         if bytes == 0 {
             return;
         }
@@ -89,11 +85,11 @@ impl AckPathEstimates {
     }
 
     /// Smooths the packets each ACK frame newly acknowledges.
-    fn update_pkts_per_ack_frame(&mut self, event: &AckEvent<'_>) {
-        if event.acked.is_empty() {
+    fn update_pkts_per_ack_frame(&mut self, frame: &AckedFrame) {
+        if frame.acked_pkts == 0 {
             return;
         }
-        let pkts = event.acked.len() as f64;
+        let pkts = frame.acked_pkts as f64;
         self.pkts_per_ack_frame = Some(match self.pkts_per_ack_frame {
             None => pkts,
             Some(smoothed) => {

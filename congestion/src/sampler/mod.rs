@@ -7,7 +7,9 @@
 //! filters; `aggregation.rs` the ACK-aggregation estimator (bursts, release
 //! clocks, hold bounds, phase lock); `credit.rs` the credit cycle and the
 //! other smoothed estimates of the ACK path; `packets.rs` the largest
-//! packet numbers and what the latest send saw.
+//! packet numbers and what the latest send saw; `timeline.rs` the clock
+//! the sampler keeps its times on (integer nanoseconds since an origin
+//! `Instant`, so that the per-ACK time arithmetic is integer arithmetic).
 //!
 //! A round runs from the send of a distinguished packet to the ACK of that
 //! packet or of any later one (by packet number, not by ACK count). The
@@ -154,6 +156,7 @@ use std::time::Instant;
 
 use crate::error::ParamError;
 use crate::types::AckEvent;
+use crate::types::AckedPacket;
 use crate::types::SentPacket;
 
 mod aggregation;
@@ -161,6 +164,7 @@ mod base_rtt;
 mod config;
 mod credit;
 mod packets;
+mod timeline;
 
 use aggregation::*;
 pub use aggregation::{
@@ -175,6 +179,8 @@ use credit::AckPathEstimates;
 pub use credit::CREDIT_CYCLE_MAX_STEP;
 use packets::LastSend;
 use packets::PacketNumbers;
+use timeline::Nanos;
+use timeline::Timeline;
 
 /// III-B: Actual is computed from one distinguished segment per RTT.
 pub const PAPER_MIN_ROUND_SAMPLES: u32 = 1;
@@ -247,7 +253,7 @@ pub struct RoundSample {
 struct RoundTally {
     /// The round ends at an ACK of this packet number or a larger one.
     end_pkt_num: u64,
-    start: Instant,
+    start: Nanos,
     bytes_sent: u64,
     ack_events: u32,
     bytes_acked: u64,
@@ -258,7 +264,7 @@ struct RoundTally {
     app_limited: bool,
     /// Send time of the largest packet acknowledged when the previous round
     /// ended (the start of the delivered bytes' send span).
-    span_start: Option<Instant>,
+    span_start: Option<Nanos>,
     /// The window when the round started.
     start_cwnd_bytes: usize,
     /// Largest lower bound on a hold-free RTT found in the round
@@ -278,8 +284,8 @@ struct RoundTally {
 impl RoundTally {
     fn new(
         end_pkt_num: u64,
-        start: Instant,
-        span_start: Option<Instant>,
+        start: Nanos,
+        span_start: Option<Nanos>,
         start_cwnd_bytes: usize,
     ) -> Self {
         RoundTally {
@@ -303,11 +309,62 @@ impl RoundTally {
     }
 }
 
+/// What the sampler reads of one ACK frame's packets, in one pass: their
+/// bytes, the largest newly acknowledged packet (RFC 9002 5.1's sample)
+/// and their byte-weighted ages (the credit cycle).
+#[derive(Clone, Copy, Debug)]
+struct AckedFrame {
+    /// The frame's arrival.
+    now: Nanos,
+    /// Packets newly acknowledged.
+    acked_pkts: usize,
+    /// Their bytes.
+    acked_bytes: u64,
+    /// Their bytes again, as the credit cycle sums them.
+    credit_bytes: u128,
+    /// Sum over them of bytes x (arrival - send), in byte-nanoseconds.
+    weighted_age_ns: u128,
+    /// The largest packet number among them: (the packet, its send).
+    largest: Option<(AckedPacket, Nanos)>,
+}
+
+impl AckedFrame {
+    /// Reads `event`'s packets; each send time is put on `timeline` once.
+    fn read(event: &AckEvent<'_>, timeline: &mut Timeline) -> Self {
+        let now = timeline.nanos(event.now);
+        let mut frame = AckedFrame {
+            now,
+            acked_pkts: event.acked.len(),
+            acked_bytes: 0,
+            credit_bytes: 0,
+            weighted_age_ns: 0,
+            largest: None,
+        };
+        for packet in event.acked {
+            let sent = timeline.nanos(packet.time_sent);
+            let age_ns = now.saturating_ns_since(sent);
+            frame.acked_bytes = frame.acked_bytes.wrapping_add(packet.size_bytes as u64);
+            frame.credit_bytes += packet.size_bytes as u128;
+            frame.weighted_age_ns += packet.size_bytes as u128 * u128::from(age_ns);
+            // The last of equal packet numbers, as `Iterator::max_by_key`.
+            if frame
+                .largest
+                .is_none_or(|(largest, _)| packet.pkt_num >= largest.pkt_num)
+            {
+                frame.largest = Some((*packet, sent));
+            }
+        }
+        frame
+    }
+}
+
 /// Per-round RTT and rate measurement for Vegas-family controllers.
 #[derive(Clone, Debug)]
 pub struct RoundSampler {
     config: SamplerConfig,
     max_datagram_size: usize,
+    /// Where the sampler's times are measured from ([`timeline`]).
+    timeline: Timeline,
     /// BaseRTT over every sample and over full-sized packets' samples.
     base_rtts: BaseRtts,
     latest_rtt: Option<Duration>,
@@ -333,6 +390,7 @@ impl RoundSampler {
         Ok(RoundSampler {
             config,
             max_datagram_size,
+            timeline: Timeline::default(),
             base_rtts: BaseRtts::new(config.base_rtt, config.base_rtt_full_sized_only),
             latest_rtt: None,
             pkt_nums: PacketNumbers::default(),
@@ -364,13 +422,14 @@ impl RoundSampler {
     /// verified the old BaseRTT is stale, e.g. after a route change).
     pub fn reset_base_rtt(&mut self, now: Instant, rtt: Duration) {
         self.clear_base_rtt();
+        let now = self.timeline.nanos(now);
         self.base_rtts.update(now, rtt, true);
     }
 
     /// How long ago the windowed BaseRTT was measured (None: lifetime
     /// BaseRTT, or no sample yet).
     pub fn base_rtt_age(&self, now: Instant) -> Option<Duration> {
-        self.base_rtts.age(now)
+        self.base_rtts.age(self.timeline.nanos_if_started(now)?)
     }
 
     /// The last RTT sample taken (after ack-delay adjustment).
@@ -399,16 +458,19 @@ impl RoundSampler {
         if !packet.in_flight {
             return;
         }
-        if self
-            .last_send
-            .idle_for_at_least(packet, self.config.base_rtt_idle_reset)
-        {
+        if self.last_send.idle_for_at_least(
+            packet,
+            self.config.base_rtt_idle_reset,
+            &mut self.timeline,
+        ) {
             self.clear_base_rtt();
             self.round = None;
         }
         self.last_send.clear_idle();
+        let timeline = &mut self.timeline;
         let round = self.round.get_or_insert_with(|| {
-            RoundTally::new(packet.pkt_num, packet.time_sent, None, cwnd_bytes)
+            let start = timeline.nanos(packet.time_sent);
+            RoundTally::new(packet.pkt_num, start, None, cwnd_bytes)
         });
         if round.bytes_sent == 0 {
             // The window the round's first send went out under.
@@ -432,15 +494,15 @@ impl RoundSampler {
     /// progress; returns the round's measurement when this frame ends it
     /// (Brakmo & Peterson III-B: one decision per RTT).
     pub fn on_ack_frame(&mut self, event: &AckEvent<'_>) -> Option<RoundSample> {
+        let frame = AckedFrame::read(event, &mut self.timeline);
         self.last_send
-            .on_ack_frame(event.now, event.bytes_in_flight);
-        self.ack_path.on_ack_frame(event);
-        let acked_bytes: u64 = event.acked.iter().map(|p| p.size_bytes as u64).sum();
-        let (rtt, hold) = self.take_rtt_sample(event, acked_bytes);
-        if !self.tally_frame(event, acked_bytes, rtt, hold)? {
+            .on_ack_frame(frame.now, event.bytes_in_flight);
+        self.ack_path.on_ack_frame(&frame);
+        let (rtt, hold) = self.take_rtt_sample(event, &frame);
+        if !self.tally_frame(event, &frame, rtt, hold)? {
             return None;
         }
-        self.close_round(event)
+        self.close_round(event, &frame)
     }
 
     /// RFC 9002 5.1's sample of the frame (only when it newly acknowledges
@@ -449,27 +511,27 @@ impl RoundSampler {
     fn take_rtt_sample(
         &mut self,
         event: &AckEvent<'_>,
-        acked_bytes: u64,
+        frame: &AckedFrame,
     ) -> (Option<Duration>, HoldBound) {
         // The sample measures the largest newly acknowledged packet.
-        let largest = event.acked.iter().max_by_key(|p| p.pkt_num);
-        let newly_largest = self.pkt_nums.on_acked(largest.map(|p| p.pkt_num));
+        let largest = frame.largest;
+        let newly_largest = self.pkt_nums.on_acked(largest.map(|(p, _)| p.pkt_num));
         let rtt = if newly_largest {
-            self.rtt_sample(event, largest.map(|p| p.time_sent))
+            self.rtt_sample(event, frame.now, largest.map(|(_, sent)| sent))
         } else {
             None
         };
         let mut hold = HoldBound::default();
         if let Some(rtt) = rtt {
-            let full_sized = largest.is_some_and(|p| p.size_bytes >= self.max_datagram_size);
-            self.base_rtts.update(event.now, rtt, full_sized);
+            let full_sized = largest.is_some_and(|(p, _)| p.size_bytes >= self.max_datagram_size);
+            self.base_rtts.update(frame.now, rtt, full_sized);
             self.latest_rtt = Some(rtt);
-            if let Some(largest) = largest {
+            if let Some((_, largest_sent)) = largest {
                 let span_rate;
                 (hold, span_rate) = self.aggregation.hold_lower_bound(
-                    event,
-                    acked_bytes,
-                    largest.time_sent,
+                    frame.now,
+                    frame.acked_bytes,
+                    largest_sent,
                     rtt,
                     self.max_datagram_size,
                     self.last_send.cwnd_bytes(),
@@ -488,15 +550,15 @@ impl RoundSampler {
     fn tally_frame(
         &mut self,
         event: &AckEvent<'_>,
-        acked_bytes: u64,
+        frame: &AckedFrame,
         rtt: Option<Duration>,
         hold: HoldBound,
     ) -> Option<bool> {
         let release_period = self.aggregation.release_period();
-        let path_aggregates = self.aggregation.path_aggregates(event.now);
+        let path_aggregates = self.aggregation.path_aggregates(frame.now);
         let ack_count_target = self.ack_count_target();
         let round = self.round.as_mut()?;
-        round.bytes_acked += acked_bytes;
+        round.bytes_acked += frame.acked_bytes;
         if let Some(rtt) = rtt {
             round.samples += 1;
             round.rtt_min = round.rtt_min.min(rtt);
@@ -524,7 +586,7 @@ impl RoundSampler {
 
     /// The round ended: its measurement, or None if it is too thin to
     /// measure, in which case it extends to the next distinguished packet.
-    fn close_round(&mut self, event: &AckEvent<'_>) -> Option<RoundSample> {
+    fn close_round(&mut self, event: &AckEvent<'_>, frame: &AckedFrame) -> Option<RoundSample> {
         let pkts_per_ack_frame = self.ack_path.pkts_per_ack_frame();
         let last_cwnd_bytes = self.last_send.cwnd_bytes();
         let base_rtt = self.base_rtt();
@@ -542,8 +604,12 @@ impl RoundSampler {
                 pkts_per_ack_frame,
             )
         };
-        let largest_acked_sent = event.acked.last().map(|p| p.time_sent);
-        let interval = event.now.saturating_duration_since(round.start);
+        // The last packet's send (the largest is the last, ascending).
+        let largest_acked_sent = match (event.acked.last(), frame.largest) {
+            (Some(last), Some((largest, sent))) if last.pkt_num == largest.pkt_num => Some(sent),
+            (last, _) => last.map(|p| self.timeline.nanos(p.time_sent)),
+        };
+        let interval = frame.now.saturating_duration_since(round.start);
         // The first round has no previous largest acked packet: its span
         // starts at its distinguished packet's send.
         let span_start = round.span_start.unwrap_or(round.start);
@@ -637,7 +703,7 @@ impl RoundSampler {
             hold_bounded: hold_bounded && self.config.round_rtt == RoundRttStat::Min,
             max_ack_rate_bytes_per_sec: round.max_ack_rate_bytes_per_sec,
         };
-        *round = RoundTally::new(next_pkt_num, event.now, largest_acked_sent, last_cwnd_bytes);
+        *round = RoundTally::new(next_pkt_num, frame.now, largest_acked_sent, last_cwnd_bytes);
         Some(sample)
     }
 
@@ -689,11 +755,16 @@ impl RoundSampler {
     /// that packet is the largest ever acknowledged. A frame that newly
     /// reports only older packets (ranges a stack reports late) would
     /// measure their wait, not the path.
-    fn rtt_sample(&self, event: &AckEvent<'_>, largest_sent: Option<Instant>) -> Option<Duration> {
+    fn rtt_sample(
+        &self,
+        event: &AckEvent<'_>,
+        now: Nanos,
+        largest_sent: Option<Nanos>,
+    ) -> Option<Duration> {
         let sample = event.rtt_sample?;
         // No sample is longer than its packet (sent at `largest_sent`) is
         // old: a stack that says otherwise is read as the packet's age.
-        let age = largest_sent.map(|sent| event.now.saturating_duration_since(sent));
+        let age = largest_sent.map(|sent| now.saturating_duration_since(sent));
         let latest_rtt = age.map_or(sample.latest_rtt, |age| sample.latest_rtt.min(age));
         if latest_rtt.is_zero() {
             return None;

@@ -3,8 +3,9 @@
 //! latest send saw ([`LastSend`]).
 
 use std::time::Duration;
-use std::time::Instant;
 
+use super::timeline::Nanos;
+use super::timeline::Timeline;
 use crate::types::SentPacket;
 
 /// The largest packet numbers sent and acknowledged so far: where the next
@@ -51,7 +52,7 @@ pub(super) struct LastSend {
     /// The window of the latest send.
     cwnd_bytes: usize,
     /// Since when nothing has been in flight.
-    idle_since: Option<Instant>,
+    idle_since: Option<Nanos>,
 }
 
 impl LastSend {
@@ -71,10 +72,14 @@ impl LastSend {
         &self,
         packet: &SentPacket,
         idle_reset: Option<Duration>,
+        timeline: &mut Timeline,
     ) -> bool {
         if let (Some(idle_since), Some(idle_reset)) = (self.idle_since, idle_reset) {
             if packet.bytes_in_flight_before == 0
-                && packet.time_sent.saturating_duration_since(idle_since) >= idle_reset
+                && timeline
+                    .nanos(packet.time_sent)
+                    .saturating_duration_since(idle_since)
+                    >= idle_reset
             {
                 return true;
             }
@@ -89,7 +94,7 @@ impl LastSend {
 
     /// An ACK frame at `now` left `bytes_in_flight`: with none, the path
     /// is idle from `now`.
-    pub(super) fn on_ack_frame(&mut self, now: Instant, bytes_in_flight: usize) {
+    pub(super) fn on_ack_frame(&mut self, now: Nanos, bytes_in_flight: usize) {
         if bytes_in_flight == 0 {
             self.idle_since = Some(now);
         }

@@ -248,6 +248,8 @@ fn round_boundaries_follow_packet_numbers() {
 fn ack_delay_is_subtracted_capped_and_never_below_min_rtt() {
     let sampler = RoundSampler::new(SamplerConfig::default(), MDS).unwrap();
     let now = Instant::now();
+    // The arrival on the sampler's timeline (read only with a send time).
+    let at_now = Timeline::default().nanos(now);
     let mut event = ack_event(now, &[], 100 * MS);
     event.min_rtt = Some(60 * MS);
     event.max_ack_delay = 25 * MS;
@@ -256,7 +258,7 @@ fn ack_delay_is_subtracted_capped_and_never_below_min_rtt() {
         ack_delay: 30 * MS,
     });
     assert_eq!(
-        sampler.rtt_sample(&event, None),
+        sampler.rtt_sample(&event, at_now, None),
         Some(75 * MS),
         "capped at 25 ms"
     );
@@ -264,7 +266,7 @@ fn ack_delay_is_subtracted_capped_and_never_below_min_rtt() {
         latest_rtt: 100 * MS,
         ack_delay: 10 * MS,
     });
-    assert_eq!(sampler.rtt_sample(&event, None), Some(90 * MS));
+    assert_eq!(sampler.rtt_sample(&event, at_now, None), Some(90 * MS));
     // 70 - 20 would be below min RTT 60: the sample is min RTT (RFC
     // 9002 would keep 70 ms, 10 ms of a delayed-ACK timer read as a
     // queue).
@@ -272,27 +274,27 @@ fn ack_delay_is_subtracted_capped_and_never_below_min_rtt() {
         latest_rtt: 70 * MS,
         ack_delay: 20 * MS,
     });
-    assert_eq!(sampler.rtt_sample(&event, None), Some(60 * MS));
+    assert_eq!(sampler.rtt_sample(&event, at_now, None), Some(60 * MS));
     // An ack delay longer than the sample cannot make it negative.
     event.min_rtt = None;
     event.rtt_sample = Some(RttSample {
         latest_rtt: 10 * MS,
         ack_delay: 20 * MS,
     });
-    assert_eq!(sampler.rtt_sample(&event, None), Some(10 * MS));
+    assert_eq!(sampler.rtt_sample(&event, at_now, None), Some(10 * MS));
     // Paper mode keeps the raw sample.
     let paper = RoundSampler::new(SamplerConfig::paper(), MDS).unwrap();
     event.rtt_sample = Some(RttSample {
         latest_rtt: 100 * MS,
         ack_delay: 10 * MS,
     });
-    assert_eq!(paper.rtt_sample(&event, None), Some(100 * MS));
+    assert_eq!(paper.rtt_sample(&event, at_now, None), Some(100 * MS));
     // Zero samples are discarded.
     event.rtt_sample = Some(RttSample {
         latest_rtt: Duration::ZERO,
         ack_delay: Duration::ZERO,
     });
-    assert_eq!(paper.rtt_sample(&event, None), None);
+    assert_eq!(paper.rtt_sample(&event, at_now, None), None);
 }
 
 #[test]
