@@ -34,10 +34,11 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use crate::qlog_read;
+use crate::qlog_read::Record;
+use crate::qlog_read::Trace;
+use crate::qlog_read::TraceError;
 use quiche_vegas::qlog;
-use quiche_vegas::qlog::Record;
-use quiche_vegas::qlog::Trace;
-use quiche_vegas::qlog::TraceError;
 
 /// Bytes per KB on the figure's axes.
 const BYTES_PER_KB: f64 = 1000.0;
@@ -455,7 +456,7 @@ fn time_shift_ms(input: &FlowInput<'_>, queue: Option<&QueueLog>, notes: &mut Ve
     });
     let first_sent = trace
         .named("quic:packet_sent")
-        .map(qlog::send_time_ms)
+        .map(qlog_read::send_time_ms)
         .reduce(f64::min);
     match (flow, first_queued, first_sent) {
         (Some(flow), Some(queued), Some(sent)) => {
@@ -551,7 +552,7 @@ pub fn flow_series(
         .named("quic:packet_sent")
         .map(|p| {
             (
-                qlog::send_time_ms(p),
+                qlog_read::send_time_ms(p),
                 p.data
                     .pointer("/raw/length")
                     .and_then(|v| v.as_f64())
@@ -595,7 +596,7 @@ pub fn flow_series(
                         data_sent_bytes = offset + length;
                         while data_sent_bytes >= next_label_kb * BYTES_PER_KB as u64 {
                             out.kb_sent_marks
-                                .push((s(qlog::send_time_ms(e)), next_label_kb));
+                                .push((s(qlog_read::send_time_ms(e)), next_label_kb));
                             next_label_kb += KB_LABEL_STEP;
                         }
                     }
@@ -706,7 +707,7 @@ pub fn flow_series(
         }
     }
 
-    out.retransmitted_sends_s = qlog::retransmitted_packets(trace)
+    out.retransmitted_sends_s = qlog_read::retransmitted_packets(trace)
         .iter()
         .map(|p| s(p.sent_ms))
         .collect();

@@ -21,7 +21,7 @@
 //!   [`quiche_vegas::qlog::setup_writer`]), else estimated from packets seen by
 //!   both, NTP-style (the minimum one-way delays are taken as equal);
 //! - `recovery:packet_lost` events inferred from retransmitted stream data
-//!   ([`quiche_vegas::qlog::retransmitted_packets`]) when the qlog has none, as
+//!   ([`crate::qlog_read::retransmitted_packets`]) when the qlog has none, as
 //!   quiche 0.30 writes none; they carry `trigger: "inferred_retransmission"`;
 //! - our `vegas:*` events unchanged (qvis lists them in its event views);
 //! - files larger than a browser handles well (default 50 MB: qvis parses
@@ -38,8 +38,8 @@ use std::path::PathBuf;
 use serde_json::json;
 use serde_json::Value;
 
-use quiche_vegas::qlog::Record;
-use quiche_vegas::qlog::Trace;
+use crate::qlog_read::Record;
+use crate::qlog_read::Trace;
 
 /// The `qlog_version` written (qvis accepts `"0.3"` as draft-02).
 pub const QLOG_VERSION: &str = "0.3";
@@ -138,7 +138,7 @@ fn packet_times(trace: &Trace, name: &str, send: bool) -> HashMap<PacketKey, f64
     for r in trace.named(name) {
         if let Some(key) = packet_key(r) {
             let t = if send {
-                quiche_vegas::qlog::send_time_ms(r)
+                crate::qlog_read::send_time_ms(r)
             } else {
                 r.time_ms
             };
@@ -276,7 +276,7 @@ pub fn export(traces: &[Trace], options: &ExportOptions) -> Result<Export, Expor
             .collect();
         let mut inferred = 0;
         if trace.named("quic:packet_lost").next().is_none() {
-            for p in quiche_vegas::qlog::retransmitted_packets(trace) {
+            for p in crate::qlog_read::retransmitted_packets(trace) {
                 inferred += 1;
                 converted.push((
                     p.resent_ms + offset_ms,

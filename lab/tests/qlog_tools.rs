@@ -8,8 +8,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use quiche_vegas::qlog;
-use quiche_vegas::qlog::Trace;
 use vegas_lab::plot;
+use vegas_lab::qlog_read;
+use vegas_lab::qlog_read::Trace;
 use vegas_lab::qvis;
 use vegas_lab::sim::RunOptions;
 
@@ -352,7 +353,7 @@ fn qvis_export_has_the_fields_qvis_requires() {
         .iter()
         .filter(|e| e["name"] == "recovery:packet_lost")
         .collect();
-    assert_eq!(lost.len(), qlog::retransmitted_packets(&server).len());
+    assert_eq!(lost.len(), qlog_read::retransmitted_packets(&server).len());
     assert_eq!(export.inferred_losses[0], lost.len());
     let drops = std::fs::read_to_string(demo_dir().join("bottleneck.queue"))
         .unwrap()
@@ -588,7 +589,7 @@ fn figure_series_match_the_trace_and_the_queue_log() {
     // "later retransmitted" lines, at the drop's time.
     assert_eq!(
         f.retransmitted_sends_s.len(),
-        qlog::retransmitted_packets(&server).len()
+        qlog_read::retransmitted_packets(&server).len()
     );
     for &(drop_s, _) in &q.drops {
         assert!(
@@ -735,7 +736,7 @@ fn qlog_with_utf8_tail() -> (Vec<u8>, usize) {
 }
 
 /// The same records (without printing thousands of them when not).
-fn assert_same(a: &[qlog::Record], b: &[qlog::Record], cut: usize) {
+fn assert_same(a: &[qlog_read::Record], b: &[qlog_read::Record], cut: usize) {
     assert_eq!(a.len(), b.len(), "cut at {cut}: number of events");
     if let Some(i) = (0..a.len()).find(|&i| a[i] != b[i]) {
         panic!("cut at {cut}: event {i} differs: {:?} vs {:?}", a[i], b[i]);

@@ -8,11 +8,11 @@ use std::process::Command;
 use std::process::Stdio;
 use std::time::Duration;
 
-use quiche_vegas::qlog::Trace;
 use vegas_interop::relay::Config;
 use vegas_interop::relay::Emulator;
 use vegas_interop::relay::Route;
 use vegas_lab::plot;
+use vegas_lab::qlog_read::Trace;
 use vegas_link_model::LinkSpec;
 
 #[path = "../../tests/support/mod.rs"]

@@ -479,8 +479,8 @@ fn plot_run(report: &Report, dir: &Path) -> Result<()> {
 /// Reads a qlog for `plot` / `qvis`: every record that parses, with one
 /// warning naming what was skipped (e.g. the end of a qlog whose writer
 /// was killed mid-record).
-fn read_trace(path: &Path) -> Result<quiche_vegas::qlog::Trace> {
-    let (trace, salvage) = quiche_vegas::qlog::Trace::read_tolerant(path)?;
+fn read_trace(path: &Path) -> Result<vegas_lab::qlog_read::Trace> {
+    let (trace, salvage) = vegas_lab::qlog_read::Trace::read_tolerant(path)?;
     if let Some(warning) = salvage.warning(&path.display().to_string()) {
         eprintln!("warning: {warning}");
     }

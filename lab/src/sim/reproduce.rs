@@ -184,7 +184,7 @@ pub fn draw_figure(e: &Experiment, svg: &Path, link: String) -> Result<FigureDra
         for f in &summary.flows {
             let qlog = tmp.join(format!("flow-{}-server.sqlog", f.id));
             if qlog.exists() {
-                let (trace, _) = quiche_vegas::qlog::Trace::read_tolerant(&qlog)?;
+                let (trace, _) = crate::qlog_read::Trace::read_tolerant(&qlog)?;
                 traces.push((f.id, f.algorithm, trace));
             }
         }
