@@ -152,10 +152,9 @@ pub enum SlowStartGrowth {
     /// judged (Diff on the window in transit, so the round's own growth is
     /// not queue), except while its ACKs are for the initial window's
     /// burst, and within a round the growth stops once the last RTT
-    /// samples show more than gamma packets queued ([`super::queue_watch`]).
-    /// Twice as fast to the pipe. Not the default: flows joining a shared
-    /// link take longer to share it evenly, and it needs a paced sender (an
-    /// ACK-clocked doubling queues half its window behind itself); the
+    /// samples show more than beta packets queued ([`super::queue_watch`]).
+    /// Twice as fast to the pipe. Not the default: it needs a paced sender
+    /// (an ACK-clocked doubling queues half its window behind itself); the
     /// within-round stop keeps it from overshooting the buffer. Measured:
     /// docs/constants.md, `vegas::SlowStartGrowth::EveryRound`.
     EveryRound,

@@ -8,7 +8,7 @@
 //! window; HyStart++ (RFC 9406 4.2) by watching the RTT within the round.
 //! This watch does the second in Vegas's terms: once the last
 //! [`QUEUE_WATCH_SAMPLES`] RTT samples all say the flow holds more than
-//! gamma packets in the queue (Little's law on the window at the round's
+//! beta packets in the queue (Little's law on the window at the round's
 //! start), the window stops growing for the rest of the round, and the
 //! round's end judges Diff as the paper's held round does.
 

@@ -57,7 +57,17 @@ impl Vegas {
 
     /// Every-round slow start: the window stops growing for the rest of
     /// the round once the last RTT samples say the flow queues more than
-    /// gamma packets ([`QueueWatch`]); the round's end then judges Diff.
+    /// beta packets ([`QueueWatch`]); the round's end then judges Diff
+    /// against gamma.
+    ///
+    /// Beta, not gamma: a flow joining a shared link reads the others'
+    /// queue swings (its BaseRTT holds their standing queue) as its own,
+    /// and one packet of that stopped its rounds early. The joiners then
+    /// left slow start without the queue spike whose drain lets every flow
+    /// see the path's floor; their BaseRTTs stayed 0.3-3 ms high, later
+    /// drains read the standing queue as a longer path, and ten flows
+    /// joining 1 s apart took about 20 s to share evenly (measured:
+    /// docs/constants.md, `vegas::SlowStartGrowth::EveryRound`).
     pub(super) fn watch_queue_in_slow_start(&mut self, event: &AckEvent<'_>) {
         if self.config.slow_start_growth != SlowStartGrowth::EveryRound
             || !matches!(self.slow_start, SlowStart::Vegas(SlowStartRound::Grow))
@@ -80,7 +90,7 @@ impl Vegas {
         if self
             .queue_watch
             .queued_pkts(base_rtt, noise, window_pkts)
-            .is_some_and(|queued| queued > self.band.gamma_pkts)
+            .is_some_and(|queued| queued > self.band.beta_pkts)
         {
             self.slow_start = SlowStart::Vegas(SlowStartRound::Hold);
         }
