@@ -130,6 +130,43 @@ impl BaseRttFilter {
     }
 }
 
+/// What the RTT samples said beyond BaseRTT: the latest sample, and the
+/// smallest mean RTT of a round so far, which the path's delay noise is
+/// measured from (`RoundSampler::delay_noise`). A path change forgets the
+/// latest sample only.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct RttHistory {
+    latest: Option<Duration>,
+    min_round_mean: Option<Duration>,
+}
+
+impl RttHistory {
+    /// A new RTT sample.
+    pub(super) fn on_sample(&mut self, rtt: Duration) {
+        self.latest = Some(rtt);
+    }
+
+    /// The latest RTT sample, if any since the start or the path change.
+    pub(super) fn latest(&self) -> Option<Duration> {
+        self.latest
+    }
+
+    /// A round's mean RTT, from enough samples to count.
+    pub(super) fn on_round_mean(&mut self, mean_rtt: Duration) {
+        self.min_round_mean = Some(self.min_round_mean.map_or(mean_rtt, |m| m.min(mean_rtt)));
+    }
+
+    /// The smallest mean RTT of a round so far.
+    pub(super) fn min_round_mean(&self) -> Option<Duration> {
+        self.min_round_mean
+    }
+
+    /// The path changed: the latest sample was of the old one.
+    pub(super) fn forget_latest(&mut self) {
+        self.latest = None;
+    }
+}
+
 /// BaseRTT's two filters: one over every RTT sample, one over samples of
 /// full-sized packets (`SamplerConfig::base_rtt_full_sized_only`, module
 /// documentation of `sampler`).

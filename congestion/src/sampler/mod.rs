@@ -173,6 +173,7 @@ pub use aggregation::{
     PHASE_LOCK_MIN_WIDTH_PKTS, PHASE_LOCK_RETRY, PHASE_LOCK_ROUNDS, THINNED_ACK_PKTS_PER_FRAME,
 };
 use base_rtt::BaseRtts;
+use base_rtt::RttHistory;
 pub use base_rtt::{DEFAULT_BASE_RTT_WINDOW, DEFAULT_IDLE_RESET};
 pub use config::{ActualBytes, BaseRttMode, RoundEnd, RoundRttStat, SamplerConfig};
 use credit::AckPathEstimates;
@@ -367,7 +368,8 @@ pub struct RoundSampler {
     timeline: Timeline,
     /// BaseRTT over every sample and over full-sized packets' samples.
     base_rtts: BaseRtts,
-    latest_rtt: Option<Duration>,
+    /// The latest RTT sample and the smallest round mean RTT.
+    rtts: RttHistory,
     /// The largest packet numbers sent and acknowledged.
     pkt_nums: PacketNumbers,
     /// None: no round in progress; the next in-flight send starts one.
@@ -378,8 +380,6 @@ pub struct RoundSampler {
     aggregation: AckAggregation,
     /// The credit cycle and the packets per ACK frame ([`credit`]).
     ack_path: AckPathEstimates,
-    /// The smallest mean RTT of a round so far ([`RoundSampler::delay_noise`]).
-    min_round_mean_rtt: Option<Duration>,
 }
 
 impl RoundSampler {
@@ -392,13 +392,12 @@ impl RoundSampler {
             max_datagram_size,
             timeline: Timeline::default(),
             base_rtts: BaseRtts::new(config.base_rtt, config.base_rtt_full_sized_only),
-            latest_rtt: None,
+            rtts: RttHistory::default(),
             pkt_nums: PacketNumbers::default(),
             round: None,
             last_send: LastSend::default(),
             aggregation: AckAggregation::default(),
             ack_path: AckPathEstimates::default(),
-            min_round_mean_rtt: None,
         })
     }
 
@@ -434,7 +433,7 @@ impl RoundSampler {
 
     /// The last RTT sample taken (after ack-delay adjustment).
     pub fn latest_rtt(&self) -> Option<Duration> {
-        self.latest_rtt
+        self.rtts.latest()
     }
 
     /// Bytes acknowledged per second of ACK arrival gap (or of send gap,
@@ -525,7 +524,7 @@ impl RoundSampler {
         if let Some(rtt) = rtt {
             let full_sized = largest.is_some_and(|(p, _)| p.size_bytes >= self.max_datagram_size);
             self.base_rtts.update(frame.now, rtt, full_sized);
-            self.latest_rtt = Some(rtt);
+            self.rtts.on_sample(rtt);
             if let Some((_, largest_sent)) = largest {
                 let span_rate;
                 (hold, span_rate) = self.aggregation.hold_lower_bound(
@@ -651,10 +650,7 @@ impl RoundSampler {
         );
         let mean_rtt = tally.rtt_sum / tally.samples;
         if tally.samples >= DELAY_NOISE_MIN_SAMPLES {
-            self.min_round_mean_rtt = Some(
-                self.min_round_mean_rtt
-                    .map_or(mean_rtt, |m| m.min(mean_rtt)),
-            );
+            self.rtts.on_round_mean(mean_rtt);
         }
         let stat = |stat: RoundRttStat| match stat {
             RoundRttStat::Min => hold_aware_min,
@@ -719,7 +715,8 @@ impl RoundSampler {
     /// `sampler::RoundSampler::delay_noise`). At most [`MAX_DELAY_NOISE`].
     pub fn delay_noise(&self) -> Option<Duration> {
         Some(
-            self.min_round_mean_rtt?
+            self.rtts
+                .min_round_mean()?
                 .saturating_sub(self.base_rtt()?)
                 .min(MAX_DELAY_NOISE),
         )
@@ -739,7 +736,7 @@ impl RoundSampler {
     /// The path changed: forget everything measured.
     pub fn on_path_change(&mut self) {
         self.clear_base_rtt();
-        self.latest_rtt = None;
+        self.rtts.forget_latest();
         self.round = None;
         self.last_send.clear_idle();
         self.aggregation = AckAggregation::default();
