@@ -192,12 +192,7 @@ mod tests {
     use super::*;
 
     fn pkt(flow: usize, len: usize) -> Packet {
-        Packet {
-            flow,
-            data: vec![0; len],
-            entered_ns: 0,
-            route: (),
-        }
+        Packet::new(flow, vec![0; len], ())
     }
 
     #[test]

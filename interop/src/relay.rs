@@ -675,15 +675,7 @@ fn schedule(
                 } => {
                     let link = if is_up { &mut up } else { &mut down };
                     link.advance(at_ns);
-                    link.enqueue(
-                        at_ns,
-                        Packet {
-                            flow,
-                            data,
-                            entered_ns: at_ns,
-                            route: (),
-                        },
-                    );
+                    link.enqueue(at_ns, Packet::new(flow, data, ()));
                 }
             }
             next_msg = rx.try_recv().ok();

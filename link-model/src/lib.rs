@@ -306,6 +306,19 @@ pub struct Packet<R> {
     pub route: R,
 }
 
+impl<R> Packet<R> {
+    /// A packet of `flow` with `data`, not yet on a link (`entered_ns` is
+    /// set when it arrives at one).
+    pub fn new(flow: usize, data: Vec<u8>, route: R) -> Self {
+        Packet {
+            flow,
+            data,
+            entered_ns: 0,
+            route,
+        }
+    }
+}
+
 /// What a link's queue did over a run: the counters both links keep,
 /// counted in one place by [`DropTailQueue`].
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -554,12 +567,7 @@ mod tests {
     }
 
     fn test_packet(len: usize, flow: usize) -> Packet<()> {
-        Packet {
-            flow,
-            data: vec![0; len],
-            entered_ns: 0,
-            route: (),
-        }
+        Packet::new(flow, vec![0; len], ())
     }
 
     #[test]

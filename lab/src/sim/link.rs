@@ -284,16 +284,12 @@ mod tests {
     use super::*;
 
     fn pkt(len: usize) -> Packet {
-        Packet {
-            flow: 0,
-            data: vec![0; len],
-            entered_ns: 0,
-            route: Route {
-                to_server: true,
-                hop: 0,
-                sent_at: 0,
-            },
-        }
+        let route = Route {
+            to_server: true,
+            hop: 0,
+            sent_at: 0,
+        };
+        Packet::new(0, vec![0; len], route)
     }
 
     #[test]

@@ -186,7 +186,7 @@ fn every_round_growth_stops_within_the_round_once_its_samples_show_a_queue() {
     }
     assert_eq!(h.cwnd_pkts(), 40.0);
     // The next round's first ACKs say 40 packets x 10 / 110 = 3.6 queued,
-    // above gamma = 1: after eight of them the window stops growing.
+    // above beta = 3: after eight of them the window stops growing.
     h.send_window();
     let in_flight = h.pkt_nums_in_flight();
     for (i, &pkt) in in_flight.iter().enumerate() {
