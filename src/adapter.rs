@@ -7,6 +7,8 @@
 //! pacing rate back. The controller's decision records are kept in a bounded
 //! queue and become qlog events when quiche drains them.
 
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -72,6 +74,34 @@ pub struct CwndSample {
 /// A shared trace; one per connection (path).
 pub type Trace = Arc<Mutex<TraceData>>;
 
+/// A gate in front of a controller: while it is closed, the controller (and
+/// its trace) sees none of quiche's events, and keeps the window it was
+/// built with. The simulator closes it for a connection whose handshake
+/// runs ahead of the measured transfer and opens it at the flow's start, so
+/// that nothing learned in the handshake (window growth, RTT samples,
+/// BaseRTT) counts, as in the papers' simulators, whose agents had no
+/// handshake. Opened once, it stays open; a controller without a gate
+/// sees every event.
+#[derive(Clone, Debug, Default)]
+pub struct StartGate(Arc<AtomicBool>);
+
+impl StartGate {
+    /// A closed gate.
+    pub fn closed() -> Self {
+        StartGate::default()
+    }
+
+    /// Opens the gate: every event from now on reaches the controller.
+    pub fn open(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+
+    /// Whether the gate is open.
+    pub fn is_open(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
 /// Builds the `vegas-cc` controller of `spec` for a path.
 pub fn build_controller(
     spec: &CcSpec,
@@ -106,6 +136,18 @@ impl CcSpec {
     /// Like [`CcSpec::configure`]; every controller made also records what
     /// it saw into `trace` (for tests and the simulator).
     pub fn configure_traced(&self, config: &mut quiche::Config, trace: Option<Trace>) {
+        self.configure_gated(config, trace, None)
+    }
+
+    /// Like [`CcSpec::configure_traced`]; every controller made sits
+    /// behind `gate` (a [`StartGate`]) when one is given. quiche's own
+    /// algorithms take no gate.
+    pub fn configure_gated(
+        &self,
+        config: &mut quiche::Config,
+        trace: Option<Trace>,
+        gate: Option<StartGate>,
+    ) {
         match self.algorithm {
             Algorithm::QuicheReno => {
                 config.set_congestion_controller_factory(None);
@@ -120,10 +162,9 @@ impl CcSpec {
                 config.set_cc_algorithm(quiche::CongestionControlAlgorithm::Bbr2Gcongestion)
             }
             _ => {
-                config.set_congestion_controller_factory(Some(Arc::new(VegasCcFactory::new(
-                    self.clone(),
-                    trace,
-                ))));
+                config.set_congestion_controller_factory(Some(Arc::new(
+                    VegasCcFactory::new(self.clone(), trace).with_gate(gate),
+                )));
             }
         }
     }
@@ -133,12 +174,23 @@ impl CcSpec {
 pub struct VegasCcFactory {
     spec: CcSpec,
     trace: Option<Trace>,
+    gate: Option<StartGate>,
 }
 
 impl VegasCcFactory {
     /// `spec` must have been validated by [`CcSpec::new`].
     pub fn new(spec: CcSpec, trace: Option<Trace>) -> Self {
-        VegasCcFactory { spec, trace }
+        VegasCcFactory {
+            spec,
+            trace,
+            gate: None,
+        }
+    }
+
+    /// Every controller made sits behind `gate` ([`StartGate`]).
+    pub fn with_gate(mut self, gate: Option<StartGate>) -> Self {
+        self.gate = gate;
+        self
     }
 }
 
@@ -188,6 +240,7 @@ impl CongestionControllerFactory for VegasCcFactory {
                 Box::new(vegas_cc::Vegas::new(config).expect("the defaults are valid"))
             });
         let mut adapter = Adapter::new(controller, self.trace.clone());
+        adapter.gate = self.gate.clone();
         adapter.warnings = warnings;
         Box::new(adapter)
     }
@@ -209,6 +262,8 @@ pub struct Adapter {
     /// Records the qlog queue had dropped at the last drain (reported).
     qlog_dropped_reported: u64,
     trace: Option<Trace>,
+    /// While closed, quiche's events do not reach the controller.
+    gate: Option<StartGate>,
 }
 
 /// Decision records kept for qlog between two drains.
@@ -225,7 +280,13 @@ impl Adapter {
             warnings_at: None,
             qlog_dropped_reported: 0,
             trace,
+            gate: None,
         }
+    }
+
+    /// Whether quiche's events reach the controller ([`StartGate`]).
+    fn sees_events(&self) -> bool {
+        self.gate.as_ref().is_none_or(StartGate::is_open)
     }
 
     /// Moves the controller's new decision records to the qlog queue (and
@@ -275,6 +336,9 @@ impl CongestionController for Adapter {
         bytes: usize,
         _is_retransmissible: bool,
     ) {
+        if !self.sees_events() {
+            return;
+        }
         // quiche hands the controller only packets that count in flight.
         let packet = SentPacket {
             pkt_num,
@@ -288,6 +352,9 @@ impl CongestionController for Adapter {
     }
 
     fn on_congestion_event(&mut self, event: &CongestionEvent) {
+        if !self.sees_events() {
+            return;
+        }
         self.acked.clear();
         self.acked.extend(event.acked.iter().map(|a| AckedPacket {
             pkt_num: a.pkt_num,
@@ -332,20 +399,32 @@ impl CongestionController for Adapter {
     }
 
     fn on_retransmission_timeout(&mut self, now: Instant, _packets_retransmitted: bool) {
+        if !self.sees_events() {
+            return;
+        }
         self.controller.on_pto(now);
         self.with_trace(|t| t.pto_events += 1);
         self.collect_events(now, 0);
     }
 
     fn on_app_limited(&mut self, now: Instant, bytes_in_flight: usize) {
+        if !self.sees_events() {
+            return;
+        }
         self.controller.on_app_limited(now, bytes_in_flight);
     }
 
     fn on_packet_neutered(&mut self, _pkt_num: u64) {
+        if !self.sees_events() {
+            return;
+        }
         self.with_trace(|t| t.neutered_packets += 1);
     }
 
     fn on_connection_migration(&mut self, now: Instant) {
+        if !self.sees_events() {
+            return;
+        }
         self.controller.on_path_change(now);
     }
 

@@ -95,10 +95,32 @@ fn every_bad_override_is_an_error_naming_field_value_and_bound() {
         ("flows.7.algorithm=vegas", &["flows", "7"]),
         ("bottleneck.sped=3", &["sped", "rate"]),
         ("bottleneck", &["bottleneck", "path=value"]),
+        (
+            "handshake=early",
+            &["handshake", "early", "in-band", "ahead"],
+        ),
     ];
     for (set, expected) in cases {
         check(&["run", "demo", "--set", set], expected);
     }
+    // quiche's own controllers cannot be kept from a handshake run ahead.
+    check(
+        &[
+            "run",
+            "demo",
+            "--set",
+            "handshake=ahead",
+            "--set",
+            "flows.0.algorithm=cubic",
+        ],
+        &[
+            "handshake",
+            "ahead",
+            "flows.0.algorithm",
+            "cubic",
+            "in-band",
+        ],
+    );
 }
 
 #[test]

@@ -468,3 +468,54 @@ fn windows_are_sent_in_whole_datagrams_unless_switched_off() {
         assert!(f > 0.1, "filled windows: {f} short");
     }
 }
+
+/// Vegas's slow-start windows (bytes) while the trace says slow start,
+/// each with how long it was held.
+fn slow_start_windows(s: &Scenario) -> Vec<(usize, std::time::Duration)> {
+    let result = run_default(s);
+    let trace = result.flows[0].trace.as_ref().expect("vegas-cc trace");
+    trace
+        .cwnd
+        .windows(2)
+        .filter(|c| c[0].phase == vegas_cc::Phase::SlowStart)
+        .map(|c| (c[0].cwnd_bytes, c[1].time - c[0].time))
+        .collect()
+}
+
+#[test]
+fn a_handshake_ahead_of_the_start_teaches_the_controller_nothing() {
+    // Gallop-Vegas's Table 2 path (100 ms RTT): paper-mode Vegas doubles
+    // every other round from its initial window of 2 packets, growing by
+    // one datagram per ACK in the growing rounds and holding the others.
+    let flow = one_flow(
+        "vegas",
+        "duration = \"3s\"\nparams = { mode = \"paper\", gamma = 1 }",
+    );
+    let path = [
+        "bottleneck.rate=60Mbit/s",
+        "bottleneck.delay=49ms",
+        "receiver.ack_every_pkts=1",
+        "duration=3s",
+    ];
+    let mds = 1200;
+    let in_band = slow_start_windows(&scenario(&flow, "", &path));
+    let ahead = slow_start_windows(&scenario(
+        &flow,
+        "",
+        &[&path[..], &["handshake=ahead"]].concat(),
+    ));
+    // Ahead: whole datagrams, and the rounds that hold the window hold
+    // it at 4, 8, 16, 32 and 64 packets, as in the table.
+    assert!(ahead.iter().all(|(w, _)| w % mds == 0), "{ahead:?}");
+    let held: Vec<usize> = ahead
+        .iter()
+        .filter(|(_, held)| held.as_millis() > 50)
+        .map(|(w, _)| w / mds)
+        .collect();
+    for k in 2..=6 {
+        assert!(held.contains(&(1 << k)), "{} not in {held:?}", 1 << k);
+    }
+    // In the transfer, the handshake's acknowledged bytes grow the window
+    // off whole datagrams.
+    assert!(in_band.iter().any(|(w, _)| w % mds != 0), "{in_band:?}");
+}

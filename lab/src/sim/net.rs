@@ -14,6 +14,7 @@
 //! one access link pair.
 
 use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -34,6 +35,7 @@ use super::link::Packet;
 use super::link::Route;
 use super::rtt::RttStats;
 use super::scenario::cc_spec;
+use super::scenario::Handshake;
 use super::scenario::Impairments;
 use super::scenario::LinkChange;
 use super::scenario::Scenario;
@@ -42,6 +44,7 @@ use super::Nanos;
 use quiche_vegas::adapter::Trace;
 use quiche_vegas::adapter::TraceData;
 use quiche_vegas::CcSpec;
+use quiche_vegas::StartGate;
 use vegas_cc::ControllerEvent;
 use vegas_link_model::Service;
 
@@ -57,6 +60,12 @@ const SIM_ALPN: &[u8] = b"vegas-sim";
 
 /// Stream carrying the request and the response.
 const STREAM_ID: u64 = 0;
+
+/// A handshake run ahead of its flow's start ([`Handshake::Ahead`]) begins
+/// this long before it, on a private clock, and must be over (every packet
+/// delivered, nothing left to send) by the start: far more than the few
+/// round trips and ACK delays it takes on any path a scenario can have.
+const HANDSHAKE_AHEAD: Duration = Duration::from_secs(60);
 
 /// Link indexes of the fixed part of the topology.
 const BOTTLENECK: usize = 0;
@@ -219,6 +228,36 @@ struct Flow {
     /// send.
     sent_datagrams: u64,
     short_datagrams: u64,
+    /// With [`Handshake::Ahead`]: the server's controller's gate, opened at
+    /// the flow's start, and what quiche counted before it.
+    gate: Option<StartGate>,
+    handshake_counts: QuicheCounts,
+}
+
+/// A datagram of a handshake run ahead: (arrival, order sent, toward the
+/// server, bytes).
+type InFlight = (Instant, u64, bool, Vec<u8>);
+
+/// quiche's counters of a connection that the summary reports, as the
+/// handshake ahead of a flow's start left them.
+#[derive(Clone, Copy, Default)]
+struct QuicheCounts {
+    sent: usize,
+    lost: usize,
+    acked_bytes: u64,
+    stream_retrans_bytes: u64,
+}
+
+impl QuicheCounts {
+    fn of(conn: &quiche::Connection) -> Self {
+        let s = conn.stats();
+        QuicheCounts {
+            sent: s.sent,
+            lost: s.lost,
+            acked_bytes: s.acked_bytes,
+            stream_retrans_bytes: s.stream_retrans_bytes,
+        }
+    }
 }
 
 impl Flow {
@@ -284,6 +323,7 @@ fn quiche_config(
     scenario: &Scenario,
     cc: &CcSpec,
     trace: Option<Trace>,
+    gate: Option<StartGate>,
     server: bool,
 ) -> Result<quiche::Config> {
     let mut c = if server {
@@ -304,7 +344,7 @@ fn quiche_config(
     c.set_disable_active_migration(true);
     // The receiver announces the ACK delay it will use (RFC 9000 18.2).
     c.set_max_ack_delay(scenario.receiver.max_ack_delay.0.as_millis() as u64);
-    cc.configure_traced(&mut c, trace);
+    cc.configure_gated(&mut c, trace, gate);
     Ok(c)
 }
 
@@ -525,12 +565,14 @@ impl Simulator {
         let i = self.flows.len();
         // Only the flows under study record their controller's trace.
         let trace = (!background && cc.algorithm.is_vegas_cc()).then(Trace::default);
+        let gate =
+            (!background && self.scenario.handshake == Handshake::Ahead).then(StartGate::closed);
         let (client_addr, server_addr) = flow_addrs(i);
         self.flows.push(Flow {
             client: Endpoint {
                 conn: None,
                 addr: client_addr,
-                config: quiche_config(&self.scenario, &cc, None, false)
+                config: quiche_config(&self.scenario, &cc, None, None, false)
                     .with_context(|| format!("flow {i}: client config"))?,
                 next_send_ns: 0,
                 release_scheduled: false,
@@ -539,7 +581,7 @@ impl Simulator {
             server: Endpoint {
                 conn: None,
                 addr: server_addr,
-                config: quiche_config(&self.scenario, &cc, trace.clone(), true)
+                config: quiche_config(&self.scenario, &cc, trace.clone(), gate.clone(), true)
                     .with_context(|| format!("flow {i}: server config"))?,
                 next_send_ns: 0,
                 release_scheduled: false,
@@ -569,6 +611,8 @@ impl Simulator {
             loss_timer_count: 0,
             sent_datagrams: 0,
             short_datagrams: 0,
+            gate,
+            handshake_counts: QuicheCounts::default(),
         });
         self.schedule(start_ns, EventKind::Start { flow: i });
         Ok(i)
@@ -603,6 +647,12 @@ impl Simulator {
     }
 
     fn run_inner(&mut self) -> Result<SimResult> {
+        for flow in 0..self.static_flows {
+            if self.flows[flow].gate.is_some() {
+                self.handshake_ahead(flow)
+                    .with_context(|| format!("flows.{flow}: handshake = \"ahead\""))?;
+            }
+        }
         let mut next_progress = 0;
         while let Some(ev) = self.events.pop() {
             if ev.time > self.time_limit {
@@ -651,6 +701,7 @@ impl Simulator {
             .enumerate()
             .map(|(id, f)| {
                 let stats = f.server.conn.as_ref().map(|c| c.stats());
+                let before = f.handshake_counts;
                 let trace = f
                     .trace
                     .as_ref()
@@ -665,10 +716,14 @@ impl Simulator {
                     delivered_per_bin: std::mem::take(&mut f.received_per_bin),
                     completed_ns: f.completed_ns,
                     stopped_ns: f.stopped_ns,
-                    retransmitted_bytes: stats.as_ref().map_or(0, |s| s.stream_retrans_bytes),
-                    lost_packets: stats.as_ref().map_or(0, |s| s.lost as u64),
-                    sent_packets: stats.as_ref().map_or(0, |s| s.sent as u64),
-                    acked_bytes: stats.as_ref().map_or(0, |s| s.acked_bytes),
+                    retransmitted_bytes: stats
+                        .as_ref()
+                        .map_or(0, |s| s.stream_retrans_bytes - before.stream_retrans_bytes),
+                    lost_packets: stats.as_ref().map_or(0, |s| (s.lost - before.lost) as u64),
+                    sent_packets: stats.as_ref().map_or(0, |s| (s.sent - before.sent) as u64),
+                    acked_bytes: stats
+                        .as_ref()
+                        .map_or(0, |s| s.acked_bytes - before.acked_bytes),
                     pto_count: f.pto_count,
                     loss_timer_count: f.loss_timer_count,
                     sent_datagrams: f.sent_datagrams,
@@ -852,6 +907,9 @@ impl Simulator {
 
     fn start(&mut self, flow: usize) -> Result<()> {
         self.in_service.resize_with(self.links.len(), || None);
+        if self.flows[flow].gate.is_some() {
+            return self.start_after_handshake(flow);
+        }
         let out_dir = self.options.out_dir.clone();
         let qlog = self.scenario.qlog;
         let f = &mut self.flows[flow];
@@ -869,6 +927,165 @@ impl Simulator {
         }
         f.client.conn = Some(conn);
         self.drive(flow, false, true)
+    }
+
+    /// [`Handshake::Ahead`]: runs flow `flow`'s handshake and request on
+    /// its own path, alone, on a private clock that ends at the flow's
+    /// start. Each packet takes the path's propagation and serialization
+    /// delays (no queue, loss or jitter: nothing else is on it); timers
+    /// fire when due. The server's controller is behind its closed gate
+    /// throughout, and the server leaves the request unread.
+    fn handshake_ahead(&mut self, flow: usize) -> Result<()> {
+        let deadline = self.instant(self.flows[flow].start_ns);
+        let origin = deadline
+            .checked_sub(HANDSHAKE_AHEAD)
+            .context("the machine's monotonic clock is too young to run a handshake ahead")?;
+        // One-way delay of a datagram of `len` bytes: to the server on the
+        // ACK route, to the client on the data route.
+        let route_specs = |route: [usize; 2]| route.map(|l| self.links[l].spec);
+        let (to_client, to_server) = (
+            route_specs(self.flows[flow].data_route),
+            route_specs(self.flows[flow].ack_route),
+        );
+        let one_way = |toward_server: bool, len: usize| -> Duration {
+            let specs = if toward_server {
+                &to_server
+            } else {
+                &to_client
+            };
+            let ns: u64 = specs
+                .iter()
+                .map(|spec| spec.delay_ns + len as u64 * 8 * 1_000_000_000 / spec.rate_bps.max(1))
+                .sum();
+            Duration::from_nanos(ns)
+        };
+        let Simulator { flows, buf, .. } = self;
+        let f = &mut flows[flow];
+        quiche::clock::set_override(Some(origin));
+        let scid = conn_id(flow, false);
+        f.client.conn = Some(quiche::connect(
+            Some("localhost"),
+            &quiche::ConnectionId::from_ref(&scid),
+            f.client.addr,
+            f.server.addr,
+            &mut f.client.config,
+        )?);
+        let mut wire: BinaryHeap<Reverse<InFlight>> = BinaryHeap::new();
+        let mut sent = 0u64;
+        let mut now = origin;
+        loop {
+            let client = f.client.conn.as_mut().expect("connected above");
+            if client.is_established() && !f.request_sent {
+                client.stream_send(STREAM_ID, b"GET", true)?;
+                f.request_sent = true;
+            }
+            for server in [false, true] {
+                let Some(conn) = f.endpoint(server).conn.as_mut() else {
+                    continue;
+                };
+                loop {
+                    match conn.send(buf) {
+                        Ok((len, _)) => {
+                            sent += 1;
+                            let at = now + one_way(!server, len);
+                            wire.push(Reverse((at, sent, !server, buf[..len].to_vec())));
+                        }
+                        Err(quiche::Error::Done) => break,
+                        Err(e) => return Err(e).context("quiche send"),
+                    }
+                }
+            }
+            let next_packet = wire.peek().map(|Reverse(p)| p.0);
+            let next_timer = [&f.client.conn, &f.server.conn]
+                .into_iter()
+                .filter_map(|c| c.as_ref().and_then(|c| c.timeout_instant()))
+                .min();
+            let next = match (next_packet, next_timer) {
+                (Some(p), Some(t)) => p.min(t),
+                (p, t) => match p.or(t) {
+                    Some(next) => next,
+                    None => break,
+                },
+            };
+            if next >= deadline {
+                if next_packet.is_some_and(|p| p >= deadline) {
+                    anyhow::bail!(
+                        "not over {HANDSHAKE_AHEAD:?} after it began: a datagram is still on \
+                         the path at the flow's start"
+                    );
+                }
+                break;
+            }
+            now = next.max(now);
+            quiche::clock::set_override(Some(now));
+            if next_packet == Some(next) {
+                let Reverse((_, _, toward_server, mut data)) = wire.pop().expect("peeked");
+                let (from, to) = if toward_server {
+                    (f.client.addr, f.server.addr)
+                } else {
+                    (f.server.addr, f.client.addr)
+                };
+                if toward_server && f.server.conn.is_none() {
+                    let scid = conn_id(flow, true);
+                    f.server.conn = Some(quiche::accept(
+                        &quiche::ConnectionId::from_ref(&scid),
+                        None,
+                        to,
+                        from,
+                        &mut f.server.config,
+                    )?);
+                }
+                if let Some(conn) = f.endpoint(toward_server).conn.as_mut() {
+                    let _ = conn.recv(&mut data, quiche::RecvInfo { from, to });
+                }
+            } else {
+                for conn in [&mut f.client.conn, &mut f.server.conn]
+                    .into_iter()
+                    .flatten()
+                {
+                    if conn.timeout_instant().is_some_and(|t| t <= now) {
+                        conn.on_timeout();
+                    }
+                }
+            }
+        }
+        let server = f.server.conn.as_ref();
+        let established = f.client.conn.as_ref().is_some_and(|c| c.is_established())
+            && server.is_some_and(|c| c.is_established());
+        let request_in = server.is_some_and(|c| c.stream_readable(STREAM_ID));
+        if !established || !request_in {
+            anyhow::bail!(
+                "not over {HANDSHAKE_AHEAD:?} after it began (established: {established}, \
+                 request received: {request_in})"
+            );
+        }
+        f.request_flushed = true;
+        f.handshake_counts = server.map(QuicheCounts::of).unwrap_or_default();
+        Ok(())
+    }
+
+    /// [`Handshake::Ahead`]: the flow's start. The qlogs begin, the
+    /// server's controller sees events from now on, and the server reads
+    /// the request and sends the response's first packets.
+    fn start_after_handshake(&mut self, flow: usize) -> Result<()> {
+        let now = self.now;
+        let qlog = self.scenario.qlog;
+        let f = &mut self.flows[flow];
+        if let (true, Some(dir)) = (qlog, &self.options.out_dir) {
+            for (side, conn) in [
+                ("client", &mut f.client.conn),
+                ("server", &mut f.server.conn),
+            ] {
+                if let Some(conn) = conn.as_mut() {
+                    set_qlog(conn, dir, flow, side, now)?;
+                }
+            }
+        }
+        if let Some(gate) = &f.gate {
+            gate.open();
+        }
+        self.drive(flow, true, false)?;
+        self.arm_timer(flow, false)
     }
 
     /// A packet reaches its next hop, or its endpoint.

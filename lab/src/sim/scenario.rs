@@ -38,6 +38,12 @@
 //! shape (measured: docs/constants.md, `sim::scenario::Impairments::jitter`),
 //! and the two QUIC endpoints' event loops add theirs.
 //!
+//! Paper runs: `handshake = "ahead"` runs each flow's QUIC handshake and
+//! request before its start, where its controller cannot see them, so the
+//! measured transfer begins from the initial window with nothing learned,
+//! as the papers' simulators had it ([`Handshake`]); the default,
+//! `"in-band"`, is what a real connection does.
+//!
 //! Bounds, so that no scenario panics, wraps around or runs out of memory:
 //! every duration at most 1 day ([`MAX_DURATION`]); rates from 1 bit/s to
 //! 1000 Gbit/s; buffers at most 1,000,000 packets; `receiver.max_ack_delay`
@@ -493,6 +499,27 @@ fn default_pareto_shape() -> f64 {
     1.2
 }
 
+/// Where the flows' QUIC handshakes happen.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Handshake {
+    /// In the measured transfer, as on a real path: the flow's start sends
+    /// the client's Initial, and the handshake's packets, RTT samples and
+    /// acknowledged bytes reach the server's controller.
+    #[default]
+    InBand,
+    /// Ahead of the flow's start, as the papers' simulators had it (ns-2's
+    /// and the x-kernel's agents had no handshake in the measured
+    /// transfer): the handshake and the request run on the flow's own
+    /// path, alone and before time 0 if need be; the server's controller
+    /// sees none of it ([`quiche_vegas::StartGate`]) and starts from its
+    /// initial window at the flow's start, when the response's first
+    /// packet leaves. The flow's counters and qlogs begin there too.
+    /// Only for vegas-cc algorithms and the scenario's own flows (the
+    /// background keeps its handshakes).
+    Ahead,
+}
+
 /// A whole experiment.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -516,6 +543,9 @@ pub struct Scenario {
     pub receiver: ReceiverConfig,
     pub flows: Vec<FlowConfig>,
     pub background: Option<BackgroundConfig>,
+    /// Where each flow's QUIC handshake happens ([`Handshake`]).
+    #[serde(default)]
+    pub handshake: Handshake,
     /// Write one qlog per connection into the output folder.
     #[serde(default)]
     pub qlog: bool,
@@ -817,7 +847,16 @@ impl Scenario {
                     self.duration.0
                 );
             }
-            self.flow_cc(i)?;
+            let cc = self.flow_cc(i)?;
+            if self.handshake == Handshake::Ahead && !cc.algorithm.is_vegas_cc() {
+                bail!(
+                    "field `handshake`: value \"ahead\" with flows.{i}.algorithm = \"{}\"; \
+                     allowed: \"ahead\" only when every flow runs a vegas-cc algorithm \
+                     (quiche's own controllers cannot be kept from the handshake), else \
+                     \"in-band\"",
+                    f.algorithm
+                );
+            }
         }
         if let Some(b) = &self.background {
             cc_spec(&b.algorithm, &BTreeMap::new()).context("background")?;
