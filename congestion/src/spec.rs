@@ -210,6 +210,25 @@ fn or_none<T: fmt::Display>(value: Option<T>) -> String {
 
 const BOOL_VALUES: &str = "true or false";
 
+const ROUND_RTT_VALUES: &str = "min, mean or distinguished";
+
+fn round_rtt_stat<C>(key: &Key<C>, value: &str) -> Result<RoundRttStat, SpecError> {
+    match value {
+        "min" => Ok(RoundRttStat::Min),
+        "mean" => Ok(RoundRttStat::Mean),
+        "distinguished" => Ok(RoundRttStat::Distinguished),
+        _ => Err(key.bad(value)),
+    }
+}
+
+fn round_rtt_name(stat: RoundRttStat) -> &'static str {
+    match stat {
+        RoundRttStat::Min => "min",
+        RoundRttStat::Mean => "mean",
+        RoundRttStat::Distinguished => "distinguished",
+    }
+}
+
 /// The row of an on/off key: `name` sets and shows the config's `field`.
 macro_rules! on_off_key {
     ($name:literal, $tier:expr, $doc:literal, $($field:ident).+) => {
@@ -469,20 +488,25 @@ pub const VEGAS_KEYS: &[Key<VegasConfig>] = &[
     Key {
         name: "round_rtt",
         tier: Tier::Expert,
-        values: "min or mean",
-        doc: "the round's RTT: the smallest of its samples or their mean",
+        values: ROUND_RTT_VALUES,
+        doc: "the round's RTT in congestion avoidance: the smallest of its samples, their mean, \
+              or its distinguished packet's (one timed packet per round, Brakmo & Peterson III-B)",
         set: Some(|c, k, v| {
-            c.sampler.round_rtt = match v {
-                "min" => RoundRttStat::Min,
-                "mean" => RoundRttStat::Mean,
-                _ => return Err(k.bad(v)),
-            };
+            c.sampler.round_rtt = round_rtt_stat(k, v)?;
             Ok(())
         }),
-        show: |c, _| match c.sampler.round_rtt {
-            RoundRttStat::Min => "min".to_string(),
-            RoundRttStat::Mean => "mean".to_string(),
-        },
+        show: |c, _| round_rtt_name(c.sampler.round_rtt).to_string(),
+    },
+    Key {
+        name: "slow_start_round_rtt",
+        tier: Tier::Expert,
+        values: ROUND_RTT_VALUES,
+        doc: "the round's RTT in slow start (the values of `round_rtt`)",
+        set: Some(|c, k, v| {
+            c.sampler.slow_start_round_rtt = round_rtt_stat(k, v)?;
+            Ok(())
+        }),
+        show: |c, _| round_rtt_name(c.sampler.slow_start_round_rtt).to_string(),
     },
     Key {
         name: "min_round_samples",
@@ -1116,7 +1140,10 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(e.contains("round_rtt") && e.contains("min or mean"), "{e}");
+        assert!(
+            e.contains("round_rtt") && e.contains("min, mean or distinguished"),
+            "{e}"
+        );
         let e = vegas(
             PLAIN,
             "vegas",

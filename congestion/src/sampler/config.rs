@@ -20,6 +20,16 @@ pub enum RoundRttStat {
     /// that Vanichpun & Feng (section III) and Ho, Chan & Chen
     /// (Gallop-Vegas, section IV-A) assume.
     Mean,
+    /// One timed packet per round: the round's distinguished packet (the
+    /// first it sent), from its send to the ACK that acknowledges it.
+    /// Brakmo & Peterson III-B: "recording the sending time for a
+    /// distinguished segment ... computing the RTT for the distinguished
+    /// segment when its acknowledgment arrives ... once per round-trip
+    /// time", as BSD timed one segment per RTT. Sent ahead of the round's
+    /// burst, it carries none of the queue the burst builds. A round whose
+    /// end has no timed packet (a thin round stretched past it) uses the
+    /// mean.
+    Distinguished,
 }
 
 /// How BaseRTT forgets.
@@ -107,6 +117,13 @@ pub struct SamplerConfig {
 }
 
 impl SamplerConfig {
+    /// Whether a round's RTT, in slow start or after, is its distinguished
+    /// packet's ([`RoundRttStat::Distinguished`]).
+    pub(super) fn times_distinguished_packet(&self) -> bool {
+        self.round_rtt == RoundRttStat::Distinguished
+            || self.slow_start_round_rtt == RoundRttStat::Distinguished
+    }
+
     /// The paper's measurement (III-B): raw RTT samples, BaseRTT the minimum
     /// ever seen, one sample per round; rounds that did not use the window
     /// (the QUIC handshake) are ignored. The round RTT is the mean and

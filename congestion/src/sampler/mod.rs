@@ -280,6 +280,10 @@ struct RoundTally {
     /// The fastest rate over [`FRAME_RATE_MIN_PKTS`] packets of frames
     /// outside ACK bursts ([`RecentFrames`]).
     max_ack_rate_bytes_per_sec: f64,
+    /// The RTT of the packet whose ACK ended the round: the distinguished
+    /// packet, or the first acknowledged after it
+    /// ([`RoundRttStat::Distinguished`]).
+    distinguished_rtt: Option<Duration>,
 }
 
 impl RoundTally {
@@ -306,6 +310,7 @@ impl RoundTally {
             aggregated: false,
             release_period: None,
             max_ack_rate_bytes_per_sec: 0.0,
+            distinguished_rtt: None,
         }
     }
 }
@@ -580,6 +585,15 @@ impl RoundSampler {
                 .is_some_and(|p| p.pkt_num >= round.end_pkt_num),
             RoundEnd::AckCount => round.ack_events >= ack_count_target,
         };
+        if ends && self.config.times_distinguished_packet() {
+            let end_pkt_num = round.end_pkt_num;
+            let timed = event.acked.iter().find(|p| p.pkt_num >= end_pkt_num);
+            let sent = timed.and_then(|p| self.timeline.nanos_if_started(p.time_sent));
+            // Raw, as BSD timed it: the packet's age when its ACK came.
+            round.distinguished_rtt = sent
+                .map(|sent| frame.now.saturating_duration_since(sent))
+                .filter(|rtt| !rtt.is_zero());
+        }
         Some(ends)
     }
 
@@ -621,6 +635,7 @@ impl RoundSampler {
                 match self.config.round_rtt {
                     RoundRttStat::Min => round.rtt_min.min(mean_rtt),
                     RoundRttStat::Mean => mean_rtt,
+                    RoundRttStat::Distinguished => round.distinguished_rtt.unwrap_or(mean_rtt),
                 },
             ),
             ActualBytes::Sent => (round.bytes_sent, interval),
@@ -655,6 +670,7 @@ impl RoundSampler {
         let stat = |stat: RoundRttStat| match stat {
             RoundRttStat::Min => hold_aware_min,
             RoundRttStat::Mean => mean_rtt,
+            RoundRttStat::Distinguished => tally.distinguished_rtt.unwrap_or(mean_rtt),
         };
         let round_rtt = stat(self.config.round_rtt);
         let mut slow_start_round_rtt = stat(self.config.slow_start_round_rtt);

@@ -178,6 +178,59 @@ fn paper_actual_is_the_window_over_the_mean_rtt() {
     assert!((round.actual_bytes_per_sec - expected).abs() < 1e-6 * expected);
 }
 
+/// Round 1 of a sampler whose round 0 (packets 0-3, sent at t0) ends at
+/// 100 ms: its distinguished packet 4 is sent then, packets 5-7 at 102 ms;
+/// packets 1-3 come back at 102, 104 and 106 ms and one frame acknowledges
+/// 4 and 5 at 210 ms (the stack's sample, of packet 5: 108 ms).
+fn round_with_a_late_distinguished_ack(config: SamplerConfig) -> RoundSample {
+    let t0 = Instant::now();
+    let mut sampler = RoundSampler::new(config, MDS).unwrap();
+    for n in 0..4 {
+        sampler.on_packet_sent(&sent_packet(n, t0, n as usize * MDS), 4 * MDS);
+    }
+    for (n, rtt_ms) in [(0u64, 100u32), (1, 102), (2, 104), (3, 106)] {
+        let now = t0 + rtt_ms * MS;
+        sampler.on_ack_frame(&ack_event(now, &[acked_packet(n, t0)], rtt_ms * MS));
+        match n {
+            0 => sampler.on_packet_sent(&sent_packet(4, now, 3 * MDS), 4 * MDS),
+            1 => {
+                for m in 5..8 {
+                    sampler.on_packet_sent(&sent_packet(m, now, 3 * MDS), 4 * MDS);
+                }
+            }
+            _ => {}
+        }
+    }
+    let (t1, t5) = (t0 + 100 * MS, t0 + 102 * MS);
+    let both = [acked_packet(4, t1), acked_packet(5, t5)];
+    sampler
+        .on_ack_frame(&ack_event(t1 + 110 * MS, &both, 108 * MS))
+        .expect("the ACK of packet 4 ends round 1")
+}
+
+#[test]
+fn the_distinguished_packet_times_its_round() {
+    // Brakmo & Peterson III-B: one timed packet per round, its RTT from
+    // its send to its ACK (110 ms), not the round's samples (102, 104,
+    // 106, 108 ms: mean 105).
+    let timed = SamplerConfig {
+        round_rtt: RoundRttStat::Distinguished,
+        slow_start_round_rtt: RoundRttStat::Distinguished,
+        ..SamplerConfig::paper()
+    };
+    let round = round_with_a_late_distinguished_ack(timed);
+    assert_eq!(round.round_rtt, 110 * MS);
+    assert_eq!(round.slow_start_round_rtt, 110 * MS);
+    // Paper-mode Actual = the round's acknowledged bytes (packets 1-5)
+    // over its RTT.
+    let expected = 5.0 * MDS as f64 / 0.110;
+    assert!((round.actual_bytes_per_sec - expected).abs() < 1e-6 * expected);
+    // The mean, as a control.
+    let mean = round_with_a_late_distinguished_ack(SamplerConfig::paper());
+    assert_eq!(mean.round_rtt, 105 * MS);
+    assert_eq!(mean.slow_start_round_rtt, 105 * MS);
+}
+
 #[test]
 fn thinned_acks_give_the_same_actual_rate() {
     for actual_bytes in [
