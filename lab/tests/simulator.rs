@@ -519,3 +519,30 @@ fn a_handshake_ahead_of_the_start_teaches_the_controller_nothing() {
     // off whole datagrams.
     assert!(in_band.iter().any(|(w, _)| w % mds != 0), "{in_band:?}");
 }
+
+#[test]
+fn start_phasing_offsets_each_start_within_one_packet_time_by_seed() {
+    let flows = format!(
+        "{}{}",
+        one_flow("vegas", "duration = \"2s\""),
+        one_flow("newreno", "duration = \"2s\"")
+    );
+    let starts = |sets: &[&str]| -> Vec<u64> {
+        let s = scenario(&flows, "", &[&["duration=2s"], sets].concat());
+        run_default(&s).flows.iter().map(|f| f.start_ns).collect()
+    };
+    assert_eq!(starts(&[]), [0, 0]);
+    // 1200 bytes at 10 Mbit/s: 960 us.
+    let packet_time_ns = 960_000;
+    let mut seen = Vec::new();
+    for seed in 1..=4 {
+        let seed = format!("seed={seed}");
+        let s = starts(&["start_phasing=one-packet", &seed]);
+        assert!(s.iter().all(|&t| t < packet_time_ns), "{s:?}");
+        assert_eq!(s, starts(&["start_phasing=one-packet", &seed]), "seeded");
+        seen.push(s);
+    }
+    seen.dedup();
+    assert_eq!(seen.len(), 4, "each seed its own phases: {seen:?}");
+    assert!(seen.iter().any(|s| s[0] < s[1]) && seen.iter().any(|s| s[0] > s[1]));
+}

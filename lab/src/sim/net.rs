@@ -39,6 +39,7 @@ use super::scenario::Handshake;
 use super::scenario::Impairments;
 use super::scenario::LinkChange;
 use super::scenario::Scenario;
+use super::scenario::StartPhasing;
 use super::to_nanos;
 use super::Nanos;
 use quiche_vegas::adapter::Trace;
@@ -441,7 +442,17 @@ impl Simulator {
             buf: vec![0; 65536],
             zeros: vec![0; 65536],
         };
+        // Start phasing has its own random stream: without it, every other
+        // draw of the run is what it was.
+        let bottleneck_rate_bps = sim.links[BOTTLENECK].spec.rate_bps.max(1);
+        let packet_time_ns = s.max_datagram_size as u64 * 8 * 1_000_000_000 / bottleneck_rate_bps;
+        let mut phasing_rng = ChaCha8Rng::seed_from_u64(sub_seed(seed, 5));
         for (i, f) in s.flows.iter().enumerate() {
+            let offset_ns = match s.start_phasing {
+                StartPhasing::None => 0,
+                StartPhasing::OnePacket => phasing_rng.gen_range(0..packet_time_ns.max(1)),
+            };
+            let start_ns = to_nanos(f.start.0) + offset_ns;
             let a = &f.access;
             let spec = LinkSpec::new(a.rate.0, to_nanos(a.delay.0), a.buffer_pkts);
             let fwd = sim.add_link(format!("access-{i}"), spec);
@@ -450,13 +461,13 @@ impl Simulator {
             sim.add_flow(
                 cc,
                 false,
-                to_nanos(f.start.0),
+                start_ns,
                 f.bytes,
                 [fwd, BOTTLENECK],
                 [REVERSE, rev],
             )?;
             if let Some(d) = f.duration {
-                sim.schedule(to_nanos(f.start.0 + d.0), EventKind::Stop { flow: i });
+                sim.schedule(start_ns + to_nanos(d.0), EventKind::Stop { flow: i });
             }
             for c in &a.changes {
                 // A route change moves both directions of the access path.

@@ -44,6 +44,10 @@
 //! as the papers' simulators had it ([`Handshake`]); the default,
 //! `"in-band"`, is what a real connection does.
 //!
+//! `start_phasing = "one-packet"` offsets each flow's start by a seeded
+//! draw below one packet time of the bottleneck ([`StartPhasing`]), so that
+//! the seeds of flows that start "at the same time" run over their order.
+//!
 //! Bounds, so that no scenario panics, wraps around or runs out of memory:
 //! every duration at most 1 day ([`MAX_DURATION`]); rates from 1 bit/s to
 //! 1000 Gbit/s; buffers at most 1,000,000 packets; `receiver.max_ack_delay`
@@ -520,6 +524,22 @@ pub enum Handshake {
     Ahead,
 }
 
+/// Seeded offsets of the flows' starts: where a paper starts flows "at the
+/// same time", which of them sends first is an accident of its simulator's
+/// event order, and a run's outcome can hang on it. Running the seeds over
+/// start offsets shows the spread instead of one fixed order.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartPhasing {
+    /// Each flow starts at its `start`.
+    #[default]
+    None,
+    /// Each flow starts at its `start` plus a draw, uniform and seeded (its
+    /// own random stream), below one packet time of the bottleneck:
+    /// `max_datagram_size` at the bottleneck's rate (a trace's mean rate).
+    OnePacket,
+}
+
 /// A whole experiment.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -546,6 +566,9 @@ pub struct Scenario {
     /// Where each flow's QUIC handshake happens ([`Handshake`]).
     #[serde(default)]
     pub handshake: Handshake,
+    /// Seeded offsets of the flows' starts ([`StartPhasing`]).
+    #[serde(default)]
+    pub start_phasing: StartPhasing,
     /// Write one qlog per connection into the output folder.
     #[serde(default)]
     pub qlog: bool,
