@@ -8,6 +8,8 @@ mod support;
 use support::TempDir;
 use vegas_lab::sim::reproduce::draw_figures;
 use vegas_lab::sim::reproduce::find_experiments;
+use vegas_lab::sim::reproduce::paper_run_options;
+use vegas_lab::sim::reproduce::previous_verdicts;
 use vegas_lab::sim::reproduce::render_markdown;
 use vegas_lab::sim::reproduce::run_experiments;
 use vegas_lab::sim::reproduce::Verdict;
@@ -76,10 +78,24 @@ fn experiments_run_over_their_seeds_and_are_judged_number_by_number() {
     // The two seeds are two different runs, averaged.
     let mean = (ratio.runs[0].unwrap() + ratio.runs[1].unwrap()) / 2.0;
     assert!((ratio.mean.unwrap() - mean).abs() < 1e-12);
-    let md = render_markdown(&results, &[], "header line");
+    let md = render_markdown(&results, &[], "header line", None);
     assert!(md.contains("header line"));
     assert!(md.contains("| [a](#a) | Test paper, Table 1 | **partly** | 1/2 | a test |"));
     assert!(md.contains("## Claims that did not hold"));
+    // Its note names no cause.
+    assert!(md.contains("| unclassified | 1 | 0 | [a](#a) |"), "{md}");
+    // Against an earlier report: unchanged, then changed.
+    let mut previous = previous_verdicts(&md);
+    assert_eq!(previous.len(), 1);
+    let md = render_markdown(&results, &[], "", Some(&previous));
+    assert!(md.contains("0 experiments changed"), "{md}");
+    previous.get_mut("a").unwrap().verdict = "not".into();
+    previous.get_mut("a").unwrap().held = "0/2".into();
+    let md = render_markdown(&results, &[], "", Some(&previous));
+    assert!(
+        md.contains("| [a](#a) | - | not 0/2 | partly 1/2 |"),
+        "{md}"
+    );
     // `--only` keeps the named ones and refuses unknown names.
     assert!(find_experiments(std::slice::from_ref(&dir.0), &["b".into()]).is_err());
 }
@@ -182,7 +198,28 @@ fn figure_experiments_get_their_trace_graph_in_the_report() {
     for (r, f) in results.iter_mut().zip(drawn) {
         r.figure = f;
     }
-    let md = render_markdown(&results, &[], "");
+    let md = render_markdown(&results, &[], "", None);
     assert!(md.contains("![fig: our trace graph](out/fig.svg)"), "{md}");
     assert!(md.contains("seed 1, the whole run"));
+}
+
+#[test]
+fn paper_run_options_are_read_from_the_scenario() {
+    let plain = Scenario::from_toml(&experiment("p", PAPER), "p.toml", &[]).unwrap();
+    assert!(paper_run_options(&plain).is_empty());
+    let sets = [
+        "handshake=ahead",
+        "start_phasing=one-packet",
+        "flows.1.params.round_rtt=distinguished",
+    ]
+    .map(String::from);
+    let timed = Scenario::from_toml(&experiment("t", PAPER), "t.toml", &sets).unwrap();
+    assert_eq!(
+        paper_run_options(&timed),
+        [
+            "handshake = ahead",
+            "start_phasing = one-packet",
+            "round_rtt = distinguished"
+        ]
+    );
 }

@@ -5,7 +5,7 @@
 //! - `vegas-lab demo [--seed N]`
 //! - `vegas-lab qvis IN.sqlog... -o OUT.qlog [--max-mb N] [--no-peer]`
 //! - `vegas-lab plot IN.sqlog... [--queue QUEUELOG] -o FIG.svg [--flow N]... [--title T]`
-//! - `vegas-lab reproduce [PATH]... [--only NAME]... [--jobs N] [-o FILE] [--header H] [--models] [--figures DIR]`
+//! - `vegas-lab reproduce [PATH]... [--only NAME]... [--jobs N] [-o FILE] [--header H] [--models] [--figures DIR] [--previous FILE]`
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -110,32 +110,7 @@ enum Command {
     /// Re-run the papers: every scenario file with a `[paper]` section
     /// under the given files or folders, over its seeds, in parallel; writes
     /// the paper's numbers next to ours as Markdown.
-    Reproduce {
-        /// Scenario files or folders searched recursively for `*.toml`.
-        #[arg(default_value = "scenarios")]
-        paths: Vec<PathBuf>,
-        /// Only the experiments (scenario names) listed; repeatable.
-        #[arg(long = "only", value_name = "NAME")]
-        only: Vec<String>,
-        /// Runs at once, 1 to 256 (default: the number of cores).
-        #[arg(long, value_parser = parse_jobs)]
-        jobs: Option<usize>,
-        /// The report file to write (default: print it).
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-        /// Lines for the report's header (e.g. the command and the commit).
-        #[arg(long, default_value = "")]
-        header: String,
-        /// Also hold the papers' analytic models against simulations at
-        /// parameters the papers did not use (its own section).
-        #[arg(long)]
-        models: bool,
-        /// Draw the trace graph of every figure-type experiment (a
-        /// `figure` in its `[paper]` section) into this folder as NAME.svg
-        /// and show it in the report (linked relative to the report).
-        #[arg(long, value_name = "DIR")]
-        figures: Option<PathBuf>,
-    },
+    Reproduce(ReproduceArgs),
     /// List the built-in scenarios.
     List,
     /// The demo: 1 MB over the Vegas paper's Fig. 6 bottleneck (200 KB/s,
@@ -145,6 +120,39 @@ enum Command {
         #[arg(long, default_value_t = 1, value_parser = parse_seed, allow_hyphen_values = true)]
         seed: u64,
     },
+}
+
+/// `vegas-lab reproduce`'s arguments.
+#[derive(clap::Args)]
+struct ReproduceArgs {
+    /// Scenario files or folders searched recursively for `*.toml`.
+    #[arg(default_value = "scenarios")]
+    paths: Vec<PathBuf>,
+    /// Only the experiments (scenario names) listed; repeatable.
+    #[arg(long = "only", value_name = "NAME")]
+    only: Vec<String>,
+    /// Runs at once, 1 to 256 (default: the number of cores).
+    #[arg(long, value_parser = parse_jobs)]
+    jobs: Option<usize>,
+    /// The report file to write (default: print it).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Lines for the report's header (e.g. the command and the commit).
+    #[arg(long, default_value = "")]
+    header: String,
+    /// Also hold the papers' analytic models against simulations at
+    /// parameters the papers did not use (its own section).
+    #[arg(long)]
+    models: bool,
+    /// Draw the trace graph of every figure-type experiment (a
+    /// `figure` in its `[paper]` section) into this folder as NAME.svg
+    /// and show it in the report (linked relative to the report).
+    #[arg(long, value_name = "DIR")]
+    figures: Option<PathBuf>,
+    /// An earlier report: the new one lists every experiment whose
+    /// verdict changed since, with the paper-run options it uses.
+    #[arg(long, value_name = "FILE")]
+    previous: Option<PathBuf>,
 }
 
 /// Largest `--max-mb` of `qvis`: 100 GB, far beyond what qvis loads.
@@ -252,23 +260,7 @@ fn main() {
             list();
             Ok(())
         }
-        Command::Reproduce {
-            paths,
-            only,
-            jobs,
-            output,
-            header,
-            models,
-            figures,
-        } => reproduce(
-            &paths,
-            &only,
-            jobs,
-            output.as_deref(),
-            &header,
-            models,
-            figures.as_deref(),
-        ),
+        Command::Reproduce(args) => reproduce(&args),
         Command::Demo { seed } => demo(seed),
     };
     if let Err(e) = result {
@@ -289,16 +281,28 @@ fn parse_jobs(text: &str) -> Result<usize, String> {
     }
 }
 
-fn reproduce(
-    paths: &[PathBuf],
-    only: &[String],
-    jobs: Option<usize>,
-    output: Option<&Path>,
-    header: &str,
-    models: bool,
-    figures: Option<&Path>,
-) -> Result<()> {
+fn reproduce(args: &ReproduceArgs) -> Result<()> {
+    let ReproduceArgs {
+        paths,
+        only,
+        jobs,
+        output,
+        header,
+        models,
+        figures,
+        previous,
+    } = args;
+    let (jobs, output, models) = (*jobs, output.as_deref(), *models);
+    let (figures, previous) = (figures.as_deref(), previous.as_deref());
     use sim::reproduce;
+    // Read before the run: the new report may overwrite it.
+    let previous = previous
+        .map(|path| {
+            std::fs::read_to_string(path)
+                .with_context(|| format!("--previous: cannot read {}", path.display()))
+                .map(|text| reproduce::previous_verdicts(&text))
+        })
+        .transpose()?;
     let mut experiments = reproduce::find_experiments(paths, only)?;
     if experiments.is_empty() {
         anyhow::bail!("no scenario with a [paper] section under the paths given");
@@ -359,7 +363,7 @@ fn reproduce(
         papers.len(),
         models.len()
     ));
-    let md = reproduce::render_markdown(papers, models, &header);
+    let md = reproduce::render_markdown(papers, models, &header, previous.as_ref());
     match output {
         Some(path) => {
             std::fs::write(path, md).with_context(|| format!("cannot write {}", path.display()))?;

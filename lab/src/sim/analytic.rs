@@ -88,6 +88,7 @@ fn experiment(
 ) -> Result<Experiment> {
     let mut scenario = Scenario::from_toml(&toml, name, &[])?;
     let paper = PaperSection {
+        cause: None,
         source: source.into(),
         claim: claim.into(),
         figure: None,

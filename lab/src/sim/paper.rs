@@ -50,11 +50,78 @@ pub struct PaperSection {
     /// Every ambiguous or TCP-specific choice, with the sentence it rests on.
     #[serde(default)]
     pub choices: Vec<String>,
-    /// Why the claim does or does not hold on QUIC, one line.
+    /// Why the claim does or does not hold on QUIC, one line. Its first
+    /// words name the cause of a claim that does not hold (`QUIC vs TCP:`,
+    /// `Ambiguity:`, `Cannot express:`, `Algorithm:`), unless `cause` does.
     #[serde(default)]
     pub note: Option<String>,
+    /// The cause of a claim that does not hold, when the note's first words
+    /// do not say it ([`Cause`]).
+    #[serde(default)]
+    pub cause: Option<Cause>,
     #[serde(default)]
     pub numbers: Vec<PaperNumber>,
+}
+
+/// Why a claim does not hold on QUIC: the report's "by cause" table.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cause {
+    /// Our algorithm differs from the paper's (a bug, or a reading of its
+    /// pseudo code the paper's own runs did not follow).
+    Algorithm,
+    /// QUIC (or the QUIC stack) does what the paper's TCP did not, and no
+    /// faithful option of ours removes it.
+    QuicVsTcp,
+    /// The paper leaves out what the result depends on.
+    Ambiguity,
+    /// The simulator cannot express the paper's set-up.
+    CannotExpress,
+    /// Neither the note nor `cause` says.
+    Unclassified,
+}
+
+impl Cause {
+    /// All, in the report's order.
+    pub const ALL: [Cause; 5] = [
+        Cause::Algorithm,
+        Cause::QuicVsTcp,
+        Cause::Ambiguity,
+        Cause::CannotExpress,
+        Cause::Unclassified,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::Algorithm => "algorithm",
+            Cause::QuicVsTcp => "QUIC vs TCP",
+            Cause::Ambiguity => "ambiguity",
+            Cause::CannotExpress => "cannot express",
+            Cause::Unclassified => "unclassified",
+        }
+    }
+
+    /// `paper.cause`, or the cause the note's first words name.
+    pub fn of(paper: &PaperSection) -> Cause {
+        if let Some(cause) = paper.cause {
+            return cause;
+        }
+        let note = paper
+            .note
+            .as_deref()
+            .unwrap_or("")
+            .trim_start()
+            .to_lowercase();
+        [
+            ("quic vs tcp", Cause::QuicVsTcp),
+            ("ambiguity", Cause::Ambiguity),
+            ("cannot express", Cause::CannotExpress),
+            ("algorithm", Cause::Algorithm),
+        ]
+        .into_iter()
+        .find_map(|(words, cause)| note.starts_with(words).then_some(cause))
+        .unwrap_or(Cause::Unclassified)
+    }
 }
 
 /// One published number and the figure of ours it is held against.
@@ -286,6 +353,31 @@ mod tests {
             ],
             "links": [{"id": "bottleneck", "utilization": 0.5}],
         })
+    }
+
+    #[test]
+    fn a_claims_cause_is_its_notes_first_words_unless_given() {
+        let section = |note: &str, cause: Option<Cause>| PaperSection {
+            source: "s".into(),
+            claim: "c".into(),
+            figure: None,
+            seeds: Vec::new(),
+            choices: Vec::new(),
+            note: Some(note.into()),
+            cause,
+            numbers: Vec::new(),
+        };
+        for (note, cause) in [
+            ("QUIC vs TCP: PTOs", Cause::QuicVsTcp),
+            ("ambiguity: tcplib", Cause::Ambiguity),
+            ("Cannot express: a second bottleneck", Cause::CannotExpress),
+            ("Algorithm: the pseudo code", Cause::Algorithm),
+            ("holds, but", Cause::Unclassified),
+        ] {
+            assert_eq!(Cause::of(&section(note, None)), cause, "{note}");
+        }
+        let given = section("holds, but", Some(Cause::Ambiguity));
+        assert_eq!(Cause::of(&given), Cause::Ambiguity);
     }
 
     #[test]

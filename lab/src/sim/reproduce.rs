@@ -7,6 +7,7 @@
 //! *not* when none does, *partly* otherwise; *no value* when no run gave a
 //! number (e.g. a flow never left slow start).
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::path::PathBuf;
@@ -19,12 +20,15 @@ use anyhow::Context;
 use anyhow::Result;
 use serde_json::Value;
 
+use super::paper::Cause;
 use super::paper::Expr;
 use super::paper::PaperSection;
 use super::paper::Test;
 use super::report::report;
 use super::run;
+use super::scenario::Handshake;
 use super::scenario::Scenario;
+use super::scenario::StartPhasing;
 use super::RunOptions;
 
 /// One experiment: a scenario file with a `[paper]` section.
@@ -133,6 +137,71 @@ pub struct ExperimentResult {
     /// Our trace graph (figure-type experiments, with `--figures`): where
     /// the report links it, the seed and the seconds drawn.
     pub figure: Option<FigureDrawn>,
+    /// The paper-run options it uses ([`paper_run_options`]).
+    pub options: Vec<String>,
+}
+
+/// Flow parameters that make a run behave as a paper's experiment did
+/// rather than as the library would (listed in the report when set).
+const PAPER_RUN_PARAMS: &[&str] = &["round_rtt", "slow_start_round_rtt"];
+
+/// The options of `scenario` that make it run as a paper's simulator did:
+/// the handshake ahead of the start, start phasing, and the flows'
+/// [`PAPER_RUN_PARAMS`].
+pub fn paper_run_options(scenario: &Scenario) -> Vec<String> {
+    let mut options = Vec::new();
+    if scenario.handshake == Handshake::Ahead {
+        options.push("handshake = ahead".to_string());
+    }
+    if scenario.start_phasing == StartPhasing::OnePacket {
+        options.push("start_phasing = one-packet".to_string());
+    }
+    for flow in &scenario.flows {
+        for key in PAPER_RUN_PARAMS {
+            if let Some(value) = flow.params.get(*key) {
+                let value = value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_string);
+                let option = format!("{key} = {value}");
+                if !options.contains(&option) {
+                    options.push(option);
+                }
+            }
+        }
+    }
+    options
+}
+
+/// An experiment's verdict and numbers held in an earlier report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreviousVerdict {
+    pub verdict: String,
+    pub held: String,
+}
+
+/// The summary table of an earlier report (`render_markdown`'s), by
+/// experiment name.
+pub fn previous_verdicts(report: &str) -> BTreeMap<String, PreviousVerdict> {
+    report
+        .lines()
+        .skip_while(|line| !line.starts_with("## Summary"))
+        .skip(1)
+        .take_while(|line| !line.starts_with("## "))
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            // "", [name](#name), paper, **verdict**, held, why, ""
+            let name = cells.get(1)?.strip_prefix('[')?.split(']').next()?;
+            let verdict = cells.get(3)?.trim_matches('*');
+            let held = cells.get(4)?;
+            Some((
+                name.to_string(),
+                PreviousVerdict {
+                    verdict: verdict.to_string(),
+                    held: held.to_string(),
+                },
+            ))
+        })
+        .collect()
 }
 
 /// A trace graph drawn for the report.
@@ -358,6 +427,7 @@ fn evaluate(e: &Experiment, summaries: &[Value], wall_s: f64) -> ExperimentResul
         verdict,
         wall_s,
         figure: None,
+        options: paper_run_options(&e.scenario),
     }
 }
 
@@ -398,6 +468,7 @@ pub fn render_markdown(
     results: &[ExperimentResult],
     models: &[ExperimentResult],
     header: &str,
+    previous: Option<&BTreeMap<String, PreviousVerdict>>,
 ) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# The papers re-run on QUIC\n\n{header}\n");
@@ -413,6 +484,10 @@ pub fn render_markdown(
         count(Verdict::Not),
         count(Verdict::NoValue)
     );
+    by_cause_table(&mut md, results);
+    if let Some(previous) = previous {
+        changes_table(&mut md, results, previous);
+    }
     md.push_str("## Summary\n\n");
     summary_table(&mut md, results);
     if !models.is_empty() {
@@ -468,6 +543,82 @@ pub fn render_markdown(
     md
 }
 
+/// The experiments that do not hold, by [`Cause`].
+fn by_cause_table(md: &mut String, results: &[ExperimentResult]) {
+    let mut by_cause: BTreeMap<Cause, (usize, usize, Vec<&str>)> = BTreeMap::new();
+    for r in results {
+        let entry = by_cause.entry(Cause::of(&r.paper)).or_default();
+        match r.verdict {
+            Verdict::Holds => continue,
+            Verdict::Not => entry.1 += 1,
+            Verdict::Partly | Verdict::NoValue => entry.0 += 1,
+        }
+        entry.2.push(&r.name);
+    }
+    md.push_str(
+        "## By cause\n\nThe experiments that do not hold, by the cause their note gives \
+         (algorithm: ours differs from the paper's; QUIC vs TCP: QUIC does what the paper's TCP \
+         did not, and no faithful option removes it; ambiguity: the paper leaves out what the \
+         result depends on; cannot express: the simulator cannot set it up).\n\n\
+         | cause | partly | not | experiments |\n|---|---|---|---|\n",
+    );
+    for cause in Cause::ALL {
+        let Some((partly, not, names)) = by_cause.get(&cause).filter(|e| !e.2.is_empty()) else {
+            continue;
+        };
+        let links: Vec<String> = names.iter().map(|n| format!("[{n}](#{n})")).collect();
+        let _ = writeln!(
+            md,
+            "| {} | {partly} | {not} | {} |",
+            cause.as_str(),
+            links.join(", ")
+        );
+    }
+    md.push('\n');
+}
+
+/// Every experiment whose verdict or numbers held differ from `previous`,
+/// with the paper-run options it uses.
+fn changes_table(
+    md: &mut String,
+    results: &[ExperimentResult],
+    previous: &BTreeMap<String, PreviousVerdict>,
+) {
+    let mut rows = String::new();
+    let mut changed = 0;
+    for r in results {
+        let held = r.numbers.iter().filter(|n| n.held == Some(true)).count();
+        let now = format!("{} {held}/{}", r.verdict.as_str(), r.numbers.len());
+        let before = previous
+            .get(&r.name)
+            .map_or("(new)".to_string(), |p| format!("{} {}", p.verdict, p.held));
+        if before == now {
+            continue;
+        }
+        changed += 1;
+        let options = if r.options.is_empty() {
+            "-".to_string()
+        } else {
+            r.options.join(", ")
+        };
+        let _ = writeln!(
+            rows,
+            "| [{}](#{}) | {options} | {before} | {now} |",
+            r.name, r.name
+        );
+    }
+    let _ = writeln!(
+        md,
+        "## Changed since the previous report\n\n{changed} experiments changed verdict or \
+         numbers held, with the paper-run options each uses.\n"
+    );
+    if changed > 0 {
+        md.push_str("| experiment | paper-run options | before | now |\n|---|---|---|---|\n");
+        md.push_str(&rows);
+        md.push('\n');
+    }
+}
+
 fn summary_table(md: &mut String, results: &[ExperimentResult]) {
     md.push_str("| experiment | paper | verdict | numbers held | why, in one line |\n|---|---|---|---|---|\n");
     for r in results {
@@ -517,6 +668,9 @@ fn render_experiment(md: &mut String, r: &ExperimentResult) {
             }
             None => {}
         }
+    }
+    if !r.options.is_empty() {
+        let _ = writeln!(md, "Paper-run options: `{}`.  ", r.options.join("`, `"));
     }
     let seeds: Vec<String> = r.seeds.iter().map(u64::to_string).collect();
     let _ = writeln!(
