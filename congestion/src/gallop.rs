@@ -122,6 +122,21 @@ const INCR_DIVISOR: u64 = 2;
 /// III-C: "if (incr <= 1) ... incr = 1".
 const MIN_HALVED_INCR_PKTS: u64 = 1;
 
+/// Which reading of Gallop-Vegas slow start runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GallopGrowth {
+    /// The pseudo code of III-C (the module documentation): incr halves at
+    /// every other RTT of gamma < Delta < beta, and incr <= 1 ends slow
+    /// start at the next RTT.
+    #[default]
+    PseudoCode,
+    /// As the analysis (Gallop-Vegas eq. 16-19) and the simulations of V-B
+    /// ran: after a halving incr grows back by one every other RTT of
+    /// Delta <= gamma, up to the value it was halved from, and incr = 1 does
+    /// not end slow start: only Delta >= beta does (docs/gallop-regrowth.md).
+    Equations,
+}
+
 /// `status` of III-B Table 1: what the last RTT did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GallopStatus {
@@ -237,18 +252,33 @@ pub struct GallopSlowStart {
     /// `ssthresh = 2` in `if (incr <= 1)`: slow start ends when the RTT in
     /// progress ends (interpretation 4).
     exit_pending: bool,
+    growth: GallopGrowth,
+    /// [`GallopGrowth::Equations`]: the value incr grows back to (the
+    /// increment it was last halved from); None before the first halving.
+    regrow_to_pkts: Option<u64>,
+    /// [`GallopGrowth::Equations`]: the next RTT of Delta <= gamma raises
+    /// incr (it grows back every other RTT).
+    regrow_raise_due: bool,
 }
 
 impl GallopSlowStart {
     /// A connection starting with `cwnd_bytes`: reset, then the first RTT
-    /// (interpretation 3).
+    /// (interpretation 3). The pseudo code's growth.
     pub fn new(cwnd_bytes: usize, max_datagram_size: usize) -> Self {
+        GallopSlowStart::with_growth(GallopGrowth::PseudoCode, cwnd_bytes, max_datagram_size)
+    }
+
+    /// [`GallopSlowStart::new`] with the reading `growth`.
+    pub fn with_growth(growth: GallopGrowth, cwnd_bytes: usize, max_datagram_size: usize) -> Self {
         let mut gallop = GallopSlowStart {
             incr_pkts: RESET_INCR_PKTS,
             maxincr_pkts: 0,
             status: GallopStatus::Clear,
             increase: SpreadIncrease::NONE,
             exit_pending: false,
+            growth,
+            regrow_to_pkts: None,
+            regrow_raise_due: false,
         };
         gallop.restart(cwnd_bytes, max_datagram_size);
         gallop
@@ -262,8 +292,21 @@ impl GallopSlowStart {
         self.status = GallopStatus::Clear;
         self.exit_pending = false;
         self.increase = SpreadIncrease::NONE;
+        self.regrow_to_pkts = None;
+        self.regrow_raise_due = false;
         self.maxincr_pkts = whole_pkts(cwnd_bytes, max_datagram_size);
         self.grow_branch(cwnd_bytes, max_datagram_size);
+    }
+
+    /// The reading of the slow start that runs.
+    pub fn growth(&self) -> GallopGrowth {
+        self.growth
+    }
+
+    /// [`GallopGrowth::Equations`]: the value incr grows back to, once
+    /// halved.
+    pub fn regrow_to_pkts(&self) -> Option<u64> {
+        self.regrow_to_pkts
     }
 
     /// `incr` of III-C, in packets.
@@ -323,13 +366,54 @@ impl GallopSlowStart {
     }
 
     /// `cwnd += incr; if (incr < maxincr) incr += 1; status = 0;`
+    ///
+    /// [`GallopGrowth::Equations`], once incr was halved: incr grows by one
+    /// every other RTT, up to the value it was halved from (Gallop-Vegas
+    /// eq. 17: "adds the increment by 1 every other RTT until the value of
+    /// the increment is k"; docs/gallop-regrowth.md).
     fn grow_branch(&mut self, cwnd_bytes: usize, max_datagram_size: usize) -> GallopStep {
         let step = self.plan_increase(cwnd_bytes, max_datagram_size);
-        if self.incr_pkts < self.maxincr_pkts {
+        let limit_pkts = match self.regrow_to_pkts {
+            Some(regrow_to_pkts) if self.growth == GallopGrowth::Equations => {
+                let due = self.regrow_raise_due;
+                self.regrow_raise_due = !due;
+                if due {
+                    regrow_to_pkts.min(self.maxincr_pkts)
+                } else {
+                    0
+                }
+            }
+            _ => self.maxincr_pkts,
+        };
+        if self.incr_pkts < limit_pkts {
             self.incr_pkts += 1;
         }
         self.status = GallopStatus::Clear;
         step
+    }
+
+    /// `incr = int(incr/2); if (incr <= 1) { ssthresh = 2; incr = 1; }`
+    ///
+    /// [`GallopGrowth::Equations`]: incr will grow back to the value it is
+    /// halved from, and incr = 1 does not end slow start (Gallop-Vegas
+    /// eq. 19: at increment 1 it "increases the congestion window by one
+    /// every RTT before it reaches W given in (16)"; docs/gallop-regrowth.md).
+    fn halve_incr(&mut self) {
+        match self.growth {
+            GallopGrowth::PseudoCode => {
+                self.incr_pkts /= INCR_DIVISOR;
+                if self.incr_pkts <= MIN_HALVED_INCR_PKTS {
+                    // ssthresh = 2; incr = 1;
+                    self.exit_pending = true;
+                    self.incr_pkts = MIN_HALVED_INCR_PKTS;
+                }
+            }
+            GallopGrowth::Equations => {
+                self.regrow_to_pkts = Some(self.incr_pkts.max(MIN_HALVED_INCR_PKTS));
+                self.incr_pkts = (self.incr_pkts / INCR_DIVISOR).max(MIN_HALVED_INCR_PKTS);
+                self.regrow_raise_due = true;
+            }
+        }
     }
 
     /// The block of III-C at the end of an RTT in slow start, on that RTT's
@@ -355,13 +439,7 @@ impl GallopSlowStart {
                 return GallopStep::Cut { cut_bytes };
             }
             if self.status == GallopStatus::Clear {
-                // incr = int(incr/2);
-                self.incr_pkts /= INCR_DIVISOR;
-                if self.incr_pkts <= MIN_HALVED_INCR_PKTS {
-                    // ssthresh = 2; incr = 1;
-                    self.exit_pending = true;
-                    self.incr_pkts = MIN_HALVED_INCR_PKTS;
-                }
+                self.halve_incr();
                 self.status = GallopStatus::Halved;
             } else {
                 self.status = GallopStatus::Clear;
@@ -553,5 +631,162 @@ mod tests {
             gallop.on_round(2 * MDS, MDS, 0.0, 1.0, 3.0);
         }
         assert_eq!(gallop.incr_pkts(), 2);
+    }
+
+    /// [`GallopGrowth::Equations`] from a window of `cwnd_pkts`, driven by
+    /// `diffs` (one Delta per RTT, gamma = 1, beta = 3), each RTT's whole
+    /// window acknowledged; returns the increase of each RTT in packets.
+    fn replay_equations(gallop: &mut GallopSlowStart, cwnd_pkts: usize, diffs: &[f64]) -> Vec<u64> {
+        let mut cwnd = cwnd_pkts * MDS;
+        let mut increases = Vec::new();
+        for &diff in diffs {
+            let base = cwnd;
+            cwnd += gallop.on_ack(base);
+            increases.push(((cwnd - base) / MDS) as u64);
+            gallop.on_round(cwnd, MDS, diff, 1.0, 3.0);
+        }
+        increases
+    }
+
+    #[test]
+    fn equations_table_3_stable_growth_unchanged() {
+        // Below gamma the equations' reading is the pseudo code's: Table 3.
+        let mut gallop = GallopSlowStart::with_growth(GallopGrowth::Equations, 2 * MDS, MDS);
+        let increases = replay_equations(&mut gallop, 2, &[0.0; 11]);
+        let table_3_z: Vec<u64> = (0..11)
+            .map(|i| gallop_rtt_increase_pkts(i) as u64)
+            .collect();
+        assert_eq!(increases, table_3_z);
+        assert_eq!(gallop.regrow_to_pkts(), None);
+    }
+
+    #[test]
+    fn equations_eq_17_regrowth_from_k_over_2_to_k_in_k_rtts() {
+        // Eq. 17-18: at the k-th RTT the increment is k/2, then "adds the
+        // increment by 1 every other RTT until the value of the increment
+        // is k. In addition, it will take k RTTs", the window growing by
+        // k/2 + k/2 + (k/2 + 1) + (k/2 + 1) + ... + k + k ~ (3/4) k^2.
+        let k: u32 = 16;
+        let mut gallop = GallopSlowStart::with_growth(GallopGrowth::Equations, 2 * MDS, MDS);
+        // Table 3 up to RTT k (W_k = 122, eq. 7), Delta first > gamma at
+        // the end of RTT k - 1 (so the k-th RTT adds k/2).
+        let mut diffs = vec![0.0; k as usize - 1];
+        diffs.push(2.0);
+        diffs.extend([0.0; 20]);
+        let increases = replay_equations(&mut gallop, 2, &diffs);
+        let window_k: u64 = increases[..k as usize].iter().sum::<u64>() + 2;
+        assert_eq!(window_k as f64, gallop_rtt_window_pkts(k));
+        let half = u64::from(k / 2);
+        let expected: Vec<u64> = (half..=u64::from(k)).flat_map(|z| [z, z]).collect();
+        assert_eq!(&increases[k as usize..][..expected.len()], &expected[..]);
+        // The increment is back at k after k RTTs, and stays there.
+        assert_eq!(increases[2 * k as usize], u64::from(k));
+        assert!(increases[k as usize..].iter().all(|&z| z <= u64::from(k)));
+        assert_eq!(gallop.incr_pkts(), u64::from(k));
+        let regrowth_pkts: u64 = expected.iter().sum();
+        let three_quarters_k2 = 0.75 * f64::from(k * k);
+        // The paper's "~": the exact sum is (3/4) k^2 + (3/2) k.
+        assert_eq!(regrowth_pkts as f64, three_quarters_k2 + 1.5 * f64::from(k));
+        assert!(!gallop.exit_pending());
+    }
+
+    #[test]
+    fn equations_increment_one_does_not_end_slow_start() {
+        // Eq. 19: at increment 1 Gallop-Vegas "increases the congestion
+        // window by one every RTT before it reaches W given in (16)", and
+        // leaves slow start "when Delta is no smaller than beta" (eq. 16).
+        let cwnd = 100 * MDS;
+        let mut gallop = GallopSlowStart::with_growth(GallopGrowth::Equations, cwnd, MDS);
+        gallop.incr_pkts = 3;
+        assert_eq!(
+            gallop.on_round(cwnd, MDS, 2.0, 1.0, 3.0),
+            GallopStep::Grow { incr_pkts: 1 }
+        );
+        assert!(!gallop.exit_pending());
+        assert_eq!(gallop.regrow_to_pkts(), Some(3));
+        // Back to 3 every other RTT (1, 2, 2, 3).
+        for incr_pkts in [2, 2, 3] {
+            gallop.on_round(cwnd, MDS, 0.0, 1.0, 3.0);
+            assert_eq!(gallop.incr_pkts(), incr_pkts);
+        }
+        // Halved to 1, then halved from 1: it stays 1, one packet every RTT.
+        gallop.on_round(cwnd, MDS, 2.0, 1.0, 3.0);
+        gallop.on_round(cwnd, MDS, 2.0, 1.0, 3.0);
+        gallop.on_round(cwnd, MDS, 2.0, 1.0, 3.0);
+        assert_eq!(gallop.regrow_to_pkts(), Some(1));
+        for _ in 0..4 {
+            assert_eq!(
+                gallop.on_round(cwnd, MDS, 0.0, 1.0, 3.0),
+                GallopStep::Grow { incr_pkts: 1 }
+            );
+        }
+        assert_eq!(gallop.incr_pkts(), 1);
+        assert!(!gallop.exit_pending());
+        // Delta >= beta cuts and ends slow start, as the pseudo code.
+        assert!(matches!(
+            gallop.on_round(cwnd, MDS, 3.0, 1.0, 3.0),
+            GallopStep::Cut { .. }
+        ));
+        assert_eq!(gallop.status(), GallopStatus::Cut);
+        // A timeout forgets the regrowth.
+        gallop.restart(2 * MDS, MDS);
+        assert_eq!(gallop.regrow_to_pkts(), None);
+        assert_eq!(gallop.growth(), GallopGrowth::Equations);
+    }
+
+    /// Delta of the paper's fluid model (eq. 1, 8 with the round average
+    /// of eq. 13, 14): the round's extra packets queue (z - 1)/2 on
+    /// average, plus what the window holds above the pipe mu d.
+    fn model_diff_pkts(window_pkts: f64, increase_pkts: f64, bdp_pkts: f64) -> f64 {
+        let queue_pkts = (window_pkts - bdp_pkts).max(0.0) + (increase_pkts - 1.0).max(0.0) / 2.0;
+        window_pkts * queue_pkts / (queue_pkts + bdp_pkts)
+    }
+
+    /// Drives `growth` with the model's Delta on a pipe of `bdp_pkts`:
+    /// the RTT Delta first exceeds gamma, and the window and RTT when
+    /// slow start ends (a cut, or the pseudo code's incr = 1).
+    fn replay_model(growth: GallopGrowth, bdp_pkts: f64) -> (usize, f64, usize) {
+        let mut cwnd = 2 * MDS;
+        let mut gallop = GallopSlowStart::with_growth(growth, cwnd, MDS);
+        let mut conspicuous = None;
+        for rtt in 0..10_000 {
+            let base = cwnd;
+            cwnd += gallop.on_ack(base);
+            let increase_pkts = ((cwnd - base) / MDS) as f64;
+            let diff = model_diff_pkts((base / MDS) as f64, increase_pkts, bdp_pkts);
+            if diff > 1.0 && conspicuous.is_none() {
+                conspicuous = Some(rtt);
+            }
+            if gallop.exit_pending() {
+                return (conspicuous.unwrap(), (cwnd / MDS) as f64, rtt);
+            }
+            if let GallopStep::Cut { .. } = gallop.on_round(cwnd, MDS, diff, 1.0, 3.0) {
+                return (conspicuous.unwrap(), (cwnd / MDS) as f64, rtt);
+            }
+        }
+        unreachable!("slow start never ended");
+    }
+
+    #[test]
+    fn equations_leave_slow_start_at_eq_16_in_the_papers_model() {
+        use crate::transient::analytic::gallop_conspicuous_window;
+        use crate::transient::analytic::gallop_exit_window_pkts;
+        use crate::transient::SlowStartRtt;
+        // Examples 1 and 2 (mu d = 625 and 156.25): Delta first exceeds
+        // gamma at eq. 13's k, and the equations' reading leaves slow start
+        // at eq. 16's W = mu d + beta (docs/gallop-regrowth.md gives the
+        // RTTs it takes).
+        for bdp_pkts in [625.0, 156.25] {
+            let k = gallop_conspicuous_window(bdp_pkts, SlowStartRtt::RoundAverage)
+                .unwrap()
+                .rtt_index as usize;
+            let exit_pkts = gallop_exit_window_pkts(bdp_pkts, 3.0).unwrap();
+            let (conspicuous, window_pkts, _) = replay_model(GallopGrowth::Equations, bdp_pkts);
+            assert_eq!(conspicuous, k, "mu d = {bdp_pkts}");
+            assert!(
+                window_pkts >= exit_pkts.floor() && window_pkts < exit_pkts + 3.0,
+                "mu d = {bdp_pkts}: {window_pkts}"
+            );
+        }
     }
 }

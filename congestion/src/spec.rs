@@ -12,6 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use crate::gallop::GallopGrowth;
 use crate::newreno::NewReno;
 use crate::newreno::NewRenoConfig;
 use crate::reno_compat::CompatApproach;
@@ -379,6 +380,24 @@ pub const VEGAS_KEYS: &[Key<VegasConfig>] = &[
         show: |c, _| match c.slow_start_growth {
             SlowStartGrowth::EveryRound => "every_round".to_string(),
             SlowStartGrowth::EveryOtherRound => "every_other_round".to_string(),
+        },
+    },
+    Key {
+        name: "gallop_growth",
+        tier: Tier::Expert,
+        values: "pseudo_code or equations",
+        doc: "`gallop-*`: Gallop-Vegas slow start as its pseudo code (III-C) or as its equations 16-19 and ns-2 runs (an increment regrowth; docs/gallop-regrowth.md)",
+        set: Some(|c, k, v| {
+            c.gallop_growth = match v {
+                "pseudo_code" => GallopGrowth::PseudoCode,
+                "equations" => GallopGrowth::Equations,
+                _ => return Err(k.bad(v)),
+            };
+            Ok(())
+        }),
+        show: |c, _| match c.gallop_growth {
+            GallopGrowth::PseudoCode => "pseudo_code".to_string(),
+            GallopGrowth::Equations => "equations".to_string(),
         },
     },
     Key {
@@ -1462,5 +1481,41 @@ mod tests {
         assert_eq!(off.cwnd_bytes(), 10 * 1200);
         let err = build("newreno", &params(&[("reno_1995", "maybe")]), 10, 1200).unwrap_err();
         assert!(err.to_string().contains("reno_1995"), "{err}");
+    }
+
+    #[test]
+    fn gallop_growth_is_the_pseudo_code_unless_asked_and_only_for_gallop() {
+        use crate::gallop::GallopGrowth;
+        let build_vegas = |name: &str, pairs: &[(&str, &str)]| {
+            vegas(family(name).unwrap(), name, &params(pairs), 10, 1200)
+        };
+        for mode in ["paper", "default"] {
+            let cc = build_vegas("gallop-vegas", &[("mode", mode)]).unwrap();
+            assert_eq!(cc.config().gallop_growth, GallopGrowth::PseudoCode);
+            assert_eq!(cc.gallop().unwrap().growth(), GallopGrowth::PseudoCode);
+        }
+        let cc = build_vegas(
+            "gallop-vegas",
+            &[("mode", "paper"), ("gallop_growth", "equations")],
+        )
+        .unwrap();
+        assert_eq!(cc.gallop().unwrap().growth(), GallopGrowth::Equations);
+        let e = build_vegas("gallop-vegas", &[("gallop_growth", "ns2")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("gallop_growth")
+                && e.contains("ns2")
+                && e.contains("pseudo_code or equations"),
+            "{e}"
+        );
+        let e = build_vegas("vegas", &[("gallop_growth", "equations")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("gallop_growth") && e.contains("equations") && e.contains("gallop-*"),
+            "{e}"
+        );
+        assert!(build_vegas("vegas", &[("gallop_growth", "pseudo_code")]).is_ok());
     }
 }

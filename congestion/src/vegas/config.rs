@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::error::ParamError;
+use crate::gallop::GallopGrowth;
 use crate::reno_compat::compat_alpha_beta;
 use crate::reno_compat::CompatApproach;
 use crate::sampler::SamplerConfig;
@@ -324,6 +325,10 @@ pub struct VegasConfig {
     pub fair_share: bool,
     /// Vegas or Gallop-Vegas slow start.
     pub slow_start: SlowStartKind,
+    /// Gallop-Vegas slow start as its pseudo code or as its equations and
+    /// simulations ran ([`GallopGrowth`]); only with
+    /// [`SlowStartKind::Gallop`]. The pseudo code in both modes.
+    pub gallop_growth: GallopGrowth,
     /// How often Vegas's slow start doubles ([`SlowStartGrowth`]): every
     /// other round in both modes; every round on request.
     pub slow_start_growth: SlowStartGrowth,
@@ -366,6 +371,7 @@ impl VegasConfig {
             coexist: false,
             fair_share: false,
             slow_start: SlowStartKind::Vegas,
+            gallop_growth: GallopGrowth::PseudoCode,
             slow_start_growth: SlowStartGrowth::EveryOtherRound,
             avoidance: AvoidanceKind::Vegas,
             alpha_beta: AlphaBetaSource::Fixed,
@@ -549,6 +555,15 @@ impl VegasConfig {
             ));
         }
         self.alpha_beta_pkts()?;
+        if self.gallop_growth != GallopGrowth::PseudoCode
+            && self.slow_start != SlowStartKind::Gallop
+        {
+            return Err(ParamError::new(
+                "gallop_growth",
+                "equations",
+                "pseudo_code without Gallop-Vegas slow start (the gallop-* algorithms)",
+            ));
+        }
         if let Some(rate) = self.gamma_rate_pkts_per_sec {
             if !(rate.is_finite() && rate > 0.0) {
                 return Err(ParamError::new(

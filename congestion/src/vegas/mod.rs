@@ -315,9 +315,11 @@ impl Vegas {
             },
             slow_start: match config.slow_start {
                 SlowStartKind::Vegas => SlowStart::Vegas(SlowStartRound::Hold),
-                SlowStartKind::Gallop => {
-                    SlowStart::Gallop(GallopSlowStart::new(cwnd_bytes, config.max_datagram_size))
-                }
+                SlowStartKind::Gallop => SlowStart::Gallop(GallopSlowStart::with_growth(
+                    config.gallop_growth,
+                    cwnd_bytes,
+                    config.max_datagram_size,
+                )),
             },
             queue_watch: QueueWatch::default(),
             avoidance: match config.avoidance {
