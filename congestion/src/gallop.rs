@@ -373,19 +373,15 @@ impl GallopSlowStart {
     /// the increment is k"; docs/gallop-regrowth.md).
     fn grow_branch(&mut self, cwnd_bytes: usize, max_datagram_size: usize) -> GallopStep {
         let step = self.plan_increase(cwnd_bytes, max_datagram_size);
-        let limit_pkts = match self.regrow_to_pkts {
+        let raise = match self.regrow_to_pkts {
             Some(regrow_to_pkts) if self.growth == GallopGrowth::Equations => {
                 let due = self.regrow_raise_due;
                 self.regrow_raise_due = !due;
-                if due {
-                    regrow_to_pkts.min(self.maxincr_pkts)
-                } else {
-                    0
-                }
+                due && self.incr_pkts < regrow_to_pkts.min(self.maxincr_pkts)
             }
-            _ => self.maxincr_pkts,
+            _ => self.incr_pkts < self.maxincr_pkts,
         };
-        if self.incr_pkts < limit_pkts {
+        if raise {
             self.incr_pkts += 1;
         }
         self.status = GallopStatus::Clear;
