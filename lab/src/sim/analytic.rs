@@ -14,7 +14,9 @@
 //! - Vanichpun & Feng eq. 12 and 14-15 (the claim of Fig. 3 at new BDPs):
 //!   C_time with gamma from Approach 2 <= Approach 1 <= gamma = 1.
 //! - Ho, Chan & Chen eq. 16: Gallop-Vegas leaves slow start when its window
-//!   reaches about the pipe, mu d + beta.
+//!   reaches about the pipe, mu d + beta; once as the pseudo code of III-C
+//!   runs, once with the regrowth eq. 17-19 assume
+//!   (`gallop_growth = equations`, docs/gallop-regrowth.md).
 //! - Feng & Vanichpun eq. 10 and 14: with beta from the buffer (Approaches
 //!   1 and 2), one Vegas and one Reno flow get equal throughput:
 //!   ACK_R / ACK_V = 1.
@@ -219,6 +221,40 @@ pub fn model_experiments() -> Result<Vec<Experiment>> {
                 "within 25%".into(),
             )],
         )?, "Ambiguity: III-C's pseudo code halves incr whenever Delta > gamma and reaches incr = 1 (its exit) near 0.7 mu d; eq. 16-19 assume a regrowth the pseudo code does not do"));
+    }
+    // The same cells with the regrowth eq. 16-19 assume
+    // (`gallop_growth = equations`, docs/gallop-regrowth.md).
+    for (mu, d_ms) in [(2000.0, 80.0), (6000.0, 40.0)] {
+        let bdp = mu * d_ms / 1000.0;
+        let name = format!("model-gallop-exit-mu{mu}-d{d_ms}-equations");
+        let toml = path(&name, mu, d_ms, 10_000, 40)
+            + &flow(
+                "gallop-vegas",
+                "mode = \"paper\", gallop_growth = \"equations\"",
+                40,
+                0.0,
+            );
+        let mut cell = experiment(
+            &name,
+            toml,
+            "Ho, Chan & Chen, eq. 16 (model), with the regrowth of eq. 17-19",
+            "Gallop-Vegas leaves slow start when its window reaches about the pipe, mu d + beta",
+            vec![number(
+                "exit window (model: mu d + 3, within 25%)".into(),
+                bdp + 3.0,
+                "packets",
+                "flows.0.slow_start_exit_cwnd_pkts",
+                "within 25%".into(),
+            )],
+        )?;
+        cell.paper.choices.push(
+            "gallop_growth = \"equations\": after a halving incr grows back by one every \
+             other RTT to the value it was halved from, and only Delta >= beta ends slow start \
+             (Gallop-Vegas eq. 16-19; docs/gallop-regrowth.md)"
+                .into(),
+        );
+        cell.scenario.paper = Some(cell.paper.clone());
+        out.push(cell);
     }
     // Feng & Vanichpun eq. 10 and 14 at buffers the tables did not use, on
     // their reference network (1.55 Mbit/s, 8 ms bottleneck; 10 Mbit/s,
