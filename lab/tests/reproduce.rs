@@ -46,6 +46,7 @@ what = "utilization"
 paper = 1.0
 ours = "links.bottleneck.utilization"
 holds = "> 0.5"
+headline = "the link is used in the abstract"
 
 [[paper.numbers]]
 what = "NewReno over Vegas, an impossible claim"
@@ -82,6 +83,12 @@ fn experiments_run_over_their_seeds_and_are_judged_number_by_number() {
     assert!(md.contains("header line"));
     assert!(md.contains("| [a](#a) | Test paper, Table 1 | **partly** | 1/2 | a test |"));
     assert!(md.contains("## Claims that did not hold"));
+    // The headline's numbers in their own section.
+    assert!(
+        md.contains("## Headline: the link is used in the abstract"),
+        "{md}"
+    );
+    assert!(md.contains("| [a](#a) | utilization | 1.00 |"), "{md}");
     // Its note names no cause.
     assert!(md.contains("| unclassified | 1 | 0 | [a](#a) |"), "{md}");
     // Against an earlier report: unchanged, then changed.

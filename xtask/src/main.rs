@@ -478,7 +478,8 @@ fn build_lab() -> Result<PathBuf> {
 /// of the figure-type experiments in `docs/reproduction/`, or with NAMEs
 /// only those into `target/reproduction-partial.md` (and
 /// `target/reproduction-partial/`): the committed report is always a whole
-/// run.
+/// run. Either lists the experiments whose verdict changed since the
+/// committed report.
 fn reproduce(args: &[String]) -> Result<()> {
     let mut names = Vec::new();
     let mut jobs = None;
@@ -549,6 +550,11 @@ fn reproduce(args: &[String]) -> Result<()> {
     }
     for name in &names {
         c.args(["--only", name]);
+    }
+    // The committed report is the one the new one says what changed since.
+    let previous = root().join("docs/reproduction.md");
+    if previous.exists() {
+        c.arg("--previous").arg(&previous);
     }
     run(c)?;
     println!("  -> {}", output.display());

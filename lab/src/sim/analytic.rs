@@ -71,6 +71,7 @@ fn number(what: String, paper: f64, unit: &str, ours: &str, holds: String) -> Pa
         unit: unit.into(),
         ours: ours.into(),
         holds,
+        headline: None,
     }
 }
 

@@ -134,6 +134,10 @@ pub struct PaperNumber {
     pub unit: String,
     pub ours: String,
     pub holds: String,
+    /// The paper's headline claim this number tests, in the paper's words:
+    /// the report gathers the numbers of each headline in one section.
+    #[serde(default)]
+    pub headline: Option<String>,
 }
 
 impl PaperSection {

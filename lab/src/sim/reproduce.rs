@@ -103,6 +103,8 @@ pub struct NumberResult {
     pub runs: Vec<Option<f64>>,
     pub mean: Option<f64>,
     pub held: Option<bool>,
+    /// The headline claim it tests ([`super::paper::PaperNumber::headline`]).
+    pub headline: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,7 +145,7 @@ pub struct ExperimentResult {
 
 /// Flow parameters that make a run behave as a paper's experiment did
 /// rather than as the library would (listed in the report when set).
-const PAPER_RUN_PARAMS: &[&str] = &["round_rtt", "slow_start_round_rtt"];
+const PAPER_RUN_PARAMS: &[&str] = &["round_rtt", "slow_start_round_rtt", "gallop_growth"];
 
 /// The options of `scenario` that make it run as a paper's simulator did:
 /// the handshake ahead of the start, start phasing, and the flows'
@@ -404,6 +406,7 @@ fn evaluate(e: &Experiment, summaries: &[Value], wall_s: f64) -> ExperimentResul
                 runs,
                 mean,
                 held: mean.map(|m| test.check(m, n.paper)),
+                headline: n.headline.clone(),
             }
         })
         .collect();
@@ -488,6 +491,7 @@ pub fn render_markdown(
     if let Some(previous) = previous {
         changes_table(&mut md, results, previous);
     }
+    headline_tables(&mut md, results);
     md.push_str("## Summary\n\n");
     summary_table(&mut md, results);
     if !models.is_empty() {
@@ -541,6 +545,72 @@ pub fn render_markdown(
         }
     }
     md
+}
+
+/// One section per headline claim: every number that tests it, from every
+/// experiment, beside the paper's.
+fn headline_tables(md: &mut String, results: &[ExperimentResult]) {
+    let mut headlines: Vec<&str> = Vec::new();
+    for n in results.iter().flat_map(|r| &r.numbers) {
+        if let Some(h) = n.headline.as_deref().filter(|h| !headlines.contains(h)) {
+            headlines.push(h);
+        }
+    }
+    for headline in headlines {
+        let _ = writeln!(
+            md,
+            "## Headline: {headline}\n\n| experiment | number | paper | ours | test | held |\n\
+             |---|---|---|---|---|---|"
+        );
+        for r in results {
+            for n in r
+                .numbers
+                .iter()
+                .filter(|n| n.headline.as_deref() == Some(headline))
+            {
+                let _ = writeln!(
+                    md,
+                    "| [{}](#{}) | {} | {} | {} | `{}` | {} |",
+                    r.name,
+                    r.name,
+                    n.what.replace('|', "/"),
+                    num(n.paper),
+                    ours_cell(n),
+                    n.holds,
+                    held_cell(n)
+                );
+            }
+        }
+        md.push('\n');
+    }
+}
+
+/// Our mean, with the range over seeds when there are several.
+fn ours_cell(n: &NumberResult) -> String {
+    let values: Vec<f64> = n.runs.iter().flatten().copied().collect();
+    let ours = match n.mean {
+        None => "no value".to_string(),
+        Some(m) if values.len() > 1 => {
+            let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            format!("{} [{}, {}]", num(m), num(lo), num(hi))
+        }
+        Some(m) => num(m),
+    };
+    let missing = n.runs.iter().filter(|v| v.is_none()).count();
+    if missing > 0 && n.mean.is_some() {
+        format!("{ours} ({missing} runs without)")
+    } else {
+        ours
+    }
+}
+
+fn held_cell(n: &NumberResult) -> &'static str {
+    match n.held {
+        Some(true) => "yes",
+        Some(false) => "**no**",
+        None => "-",
+    }
 }
 
 /// The experiments that do not hold, by [`Cause`].
@@ -681,36 +751,15 @@ fn render_experiment(md: &mut String, r: &ExperimentResult) {
     );
     md.push_str("| number | paper | ours | unit | test | held |\n|---|---|---|---|---|---|\n");
     for n in &r.numbers {
-        let values: Vec<f64> = n.runs.iter().flatten().copied().collect();
-        let ours = match n.mean {
-            None => "no value".to_string(),
-            Some(m) if values.len() > 1 => {
-                let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-                let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                format!("{} [{}, {}]", num(m), num(lo), num(hi))
-            }
-            Some(m) => num(m),
-        };
-        let missing = n.runs.iter().filter(|v| v.is_none()).count();
-        let ours = if missing > 0 && n.mean.is_some() {
-            format!("{ours} ({missing} runs without)")
-        } else {
-            ours
-        };
-        let held = match n.held {
-            Some(true) => "yes",
-            Some(false) => "**no**",
-            None => "-",
-        };
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | `{}` | {} |",
             n.what.replace('|', "/"),
             num(n.paper),
-            ours,
+            ours_cell(n),
             n.unit,
             n.holds,
-            held
+            held_cell(n)
         );
     }
     let _ = writeln!(md, "\nVerdict: **{}**.", r.verdict.as_str());
