@@ -104,8 +104,10 @@ pub struct ModeSwitch {
     pub mode: &'static str,
 }
 
-/// Seconds in delay and in competitive mode between `start` and `end`.
+/// Seconds in delay and in competitive mode between `start` and `end`
+/// (none for a flow the run ended before it started).
 fn mode_times(switches: &[(Nanos, CoexistMode)], start: Nanos, end: Nanos) -> (f64, f64) {
+    let end = end.max(start);
     let (mut delay, mut competitive) = (0, 0);
     let mut mode = CoexistMode::Delay;
     let mut from = start;
@@ -477,6 +479,15 @@ pub fn report(scenario: &Scenario, result: &SimResult, wall_seconds: f64) -> Rep
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flow_that_never_started_spent_no_time_in_either_mode() {
+        // A trace graph's shortened run can end before a late flow starts.
+        let s = 1_000_000_000;
+        assert_eq!(mode_times(&[], 13 * s, 6 * s), (0.0, 0.0));
+        let switches = [(2 * s, CoexistMode::Competitive)];
+        assert_eq!(mode_times(&switches, 0, 6 * s), (2.0, 4.0));
+    }
 
     #[test]
     fn jain_index_of_equal_and_unequal_shares() {
