@@ -53,6 +53,18 @@ pub trait Controller: Debug + Send + Sync {
     /// Current phase.
     fn phase(&self) -> Phase;
 
+    /// The time before which the controller sends nothing, whatever its
+    /// window (the 500 ms tick a 1995 BSD Reno waited for before its
+    /// coarse timeout's retransmission: [`crate::NewRenoConfig::tick_wait`]).
+    /// A driver that honours it answers 0 from
+    /// [`Controller::cwnd_available_bytes`] until then and wakes the sender
+    /// at that time, as nothing else may; one that cannot must refuse the
+    /// controller ([`crate::spec::Driver`]). None for every controller
+    /// unless a key asks for it.
+    fn send_hold_until(&self) -> Option<Instant> {
+        None
+    }
+
     /// Whether the controller is in a recovery period (a loss reduction was
     /// made and no packet sent after it has been acknowledged yet).
     fn in_recovery(&self) -> bool {

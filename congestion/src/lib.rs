@@ -80,8 +80,8 @@
 // 1. `types`: packets, ACK events, `Phase`, the shared bounds.
 // 2. `error` (`ParamError`); `events` (decision records, `CoexistMode`).
 // 3. `controller`: the `Controller` trait.
-// 4. The parts controllers are built from: `window`, `cubic`, `sampler`,
-//    `reno_compat`, `vegas_a`, `gallop`, `transient` (`selection`, the
+// 4. The parts controllers are built from: `window`, `cubic`, `bsd_timer`,
+//    `sampler`, `reno_compat`, `vegas_a`, `gallop`, `transient` (`selection`, the
 //    gamma selection `Vegas` runs; `analytic`, the models on top of it).
 // 5. The controllers: `newreno`, `vegas`.
 // 6. `spec` (controllers by name), `qlog` (the records as qlog events).
@@ -89,6 +89,7 @@
 // Tests only: `test_sender` drives any `Controller` (its compile-time check
 // names both controllers' default datagram size); `bottleneck_tests` is on
 // top.
+pub mod bsd_timer;
 mod controller;
 pub mod cubic;
 mod error;

@@ -36,8 +36,22 @@
 //! again) costs a coarse timeout: ssthresh = half the window, the window
 //! collapses to the minimum and slow start restarts (Brakmo & Peterson
 //! III-A: "Reno ... times out"). The timer's 500 ms tick itself, the wait
-//! before the retransmission, is not emulated: QUIC's loss detection and
-//! PTO are the stack's, with fine-grained timers.
+//! before the retransmission, is emulated only with
+//! [`NewRenoConfig::tick_wait`] and a driver that wakes the sender when the
+//! wait ends (the simulator; [`Controller::send_hold_until`]): then a
+//! coarse timeout holds the sender until BSD's retransmit timer would have
+//! fired ([`crate::bsd_timer`]). QUIC's loss detection and PTO stay the
+//! stack's, with fine-grained timers.
+//!
+//! The tick's wait, interpretation choices:
+//! - The BSD timer is restarted by every ACK that advances the window's
+//!   left edge. In the recovery that ends in a coarse timeout, the last
+//!   such ACK is the one for fast retransmit's segment (the "partial ACK"),
+//!   one smoothed RTT after the recovery began: the timer fires at the
+//!   `t_rxtcur`-th tick after that, and never before the loss is detected.
+//! - During the wait nothing is sent and acknowledgements do not grow the
+//!   window: BSD's window was set to one segment when the timer fired,
+//!   whatever it had become. A PTO probe is the stack's and still leaves.
 //!
 //! Interpretation choices:
 //! - Congestion avoidance counts acknowledged bytes and adds one
@@ -55,6 +69,8 @@
 use std::time::Duration;
 use std::time::Instant;
 
+use crate::bsd_timer::BsdRetransmitTimer;
+use crate::bsd_timer::TICK;
 use crate::controller::Controller;
 use crate::error::ParamError;
 use crate::events::ControllerEvent;
@@ -99,6 +115,14 @@ pub struct NewRenoConfig {
     /// Send the free window in whole datagrams only
     /// ([`Controller::cwnd_available_bytes`]; default true).
     pub whole_datagrams: bool,
+    /// A coarse timeout waits for BSD's retransmit timer on its 500 ms
+    /// clock before anything is sent again ([`Controller::send_hold_until`];
+    /// module documentation). Needs `coarse_timeouts` and a driver that
+    /// wakes the sender (default false).
+    pub tick_wait: bool,
+    /// With `tick_wait`: the clock's first tick comes this long after the
+    /// first packet sent, below 500 ms (default 0).
+    pub tick_phase: Duration,
 }
 
 impl Default for NewRenoConfig {
@@ -110,6 +134,8 @@ impl Default for NewRenoConfig {
             pacing_gain: Some(PACING_GAIN),
             coarse_timeouts: false,
             whole_datagrams: true,
+            tick_wait: false,
+            tick_phase: Duration::ZERO,
         }
     }
 }
@@ -133,6 +159,20 @@ impl NewRenoConfig {
         ParamError::check_max_datagram_size(self.max_datagram_size)?;
         ParamError::check_loss_reduction_factor(self.loss_reduction_factor)?;
         ParamError::check_pacing_gain(self.pacing_gain)?;
+        if self.tick_phase >= TICK {
+            return Err(ParamError::new(
+                "tick_phase_ms",
+                self.tick_phase.as_millis() as u64,
+                "a number of milliseconds from 0 to below 500 (BSD's tick)",
+            ));
+        }
+        if self.tick_wait && !self.coarse_timeouts {
+            return Err(ParamError::new(
+                "tick_wait",
+                "true",
+                "false unless reno_1995 = true: the wait is the one of a coarse timeout",
+            ));
+        }
         Ok(())
     }
 }
@@ -155,6 +195,10 @@ pub struct NewReno {
     /// The recovery in progress already cost a coarse timeout
     /// (`coarse_timeouts`).
     timed_out_in_recovery: bool,
+    /// With `tick_wait`: BSD's retransmit timer, and the time it fires
+    /// after the last coarse timeout.
+    bsd_timer: Option<BsdRetransmitTimer>,
+    hold_until: Option<Instant>,
     events: EventQueue,
 }
 
@@ -170,6 +214,10 @@ impl NewReno {
             in_recovery: false,
             app_limited: false,
             timed_out_in_recovery: false,
+            bsd_timer: config
+                .tick_wait
+                .then(|| BsdRetransmitTimer::new(config.tick_phase)),
+            hold_until: None,
             events: EventQueue::default(),
         })
     }
@@ -218,12 +266,19 @@ impl NewReno {
     }
 
     /// A 1995 Reno's coarse timeout, once per recovery: ssthresh = half the
-    /// window, the window to the minimum, slow start again.
-    fn on_coarse_timeout(&mut self, now: Instant) {
+    /// window, the window to the minimum, slow start again; with
+    /// `tick_wait`, after BSD's timer fires (module documentation).
+    fn on_coarse_timeout(&mut self, now: Instant, smoothed_rtt: Duration) {
         if self.timed_out_in_recovery {
             return;
         }
         self.timed_out_in_recovery = true;
+        if let Some(timer) = &mut self.bsd_timer {
+            let recovery_start = self.recovery_start_time.unwrap_or(now);
+            let partial_ack = recovery_start + smoothed_rtt;
+            self.hold_until = Some(timer.fire_after(partial_ack, now));
+            timer.on_timeout();
+        }
         let cwnd_before_bytes = self.window.cwnd_bytes;
         self.window.ssthresh_bytes =
             (self.window.cwnd_bytes / 2).max(self.window.min_window_bytes());
@@ -256,8 +311,12 @@ impl NewReno {
     }
 
     /// RFC 9002 B.5 `OnPacketAcked` for one packet.
-    fn on_packet_acked(&mut self, time_sent: Instant, size_bytes: usize) {
+    fn on_packet_acked(&mut self, now: Instant, time_sent: Instant, size_bytes: usize) {
         if self.sent_in_recovery(time_sent) {
+            return;
+        }
+        if self.hold_until.is_some_and(|until| now < until) {
+            // BSD's window becomes one segment when the timer fires.
             return;
         }
         // A packet sent after the recovery start was acknowledged.
@@ -287,9 +346,12 @@ impl Controller for NewReno {
         "newreno"
     }
 
-    fn on_packet_sent(&mut self, _now: Instant, packet: &SentPacket) {
+    fn on_packet_sent(&mut self, now: Instant, packet: &SentPacket) {
         if !packet.in_flight {
             return;
+        }
+        if let Some(timer) = &mut self.bsd_timer {
+            timer.on_packet_sent(now, packet.pkt_num);
         }
         let in_flight_after = packet.bytes_in_flight_before + packet.size_bytes;
         if in_flight_after + self.window.max_datagram_size > self.window.cwnd_bytes {
@@ -312,14 +374,22 @@ impl Controller for NewReno {
         if let Some(last_lost_sent) = event.lost.iter().map(|p| p.time_sent).max() {
             self.on_congestion_event(event.now, last_lost_sent);
         }
+        if let Some(timer) = &mut self.bsd_timer {
+            if !event.lost.is_empty() {
+                timer.on_loss();
+            }
+            for packet in event.acked {
+                timer.on_packet_acked(event.now, packet.pkt_num);
+            }
+        }
         if self.config.coarse_timeouts && from_recovery + beyond_first > 0 {
-            self.on_coarse_timeout(event.now);
+            self.on_coarse_timeout(event.now, event.smoothed_rtt);
         }
         if event.persistent_congestion {
             self.on_persistent_congestion(event.now);
         }
         for packet in event.acked {
-            self.on_packet_acked(packet.time_sent, packet.size_bytes);
+            self.on_packet_acked(event.now, packet.time_sent, packet.size_bytes);
         }
     }
 
@@ -340,6 +410,7 @@ impl Controller for NewReno {
         self.in_recovery = false;
         self.timed_out_in_recovery = false;
         self.app_limited = false;
+        self.hold_until = None;
     }
 
     fn set_max_datagram_size(&mut self, max_datagram_size: usize) {
@@ -380,6 +451,10 @@ impl Controller for NewReno {
         } else {
             Phase::CongestionAvoidance
         }
+    }
+
+    fn send_hold_until(&self) -> Option<Instant> {
+        self.hold_until
     }
 
     fn poll_event(&mut self) -> Option<ControllerEvent> {
@@ -474,6 +549,74 @@ mod tests {
             reductions(&mut cc),
             [(ReductionCause::Loss, 5 * MDS, 5 * MDS)]
         );
+    }
+
+    #[test]
+    fn with_the_tick_a_coarse_timeout_waits_for_bsds_timer() {
+        let ms = Duration::from_millis;
+        let config = NewRenoConfig {
+            tick_wait: true,
+            ..NewRenoConfig::reno_1995()
+        };
+        let mut cc = NewReno::new(config).unwrap();
+        let t0 = Instant::now();
+        // Ticks at t0, t0 + 500 ms, ...: packet 0 is timed and acknowledged
+        // within its tick, t_rtt = 1, so BSD's timer is 3 ticks.
+        cc.on_packet_sent(t0, &sent_packet(0, t0, 0));
+        cc.on_ack_event(&event(t0 + RTT, &[acked_packet(0, t0)], &[]));
+        assert_eq!(cc.bsd_timer.as_ref().unwrap().rxtcur_ticks(), 3);
+        cc.window.cwnd_bytes = 20 * MDS;
+        let recovery = t0 + ms(200);
+        cc.on_ack_event(&event(recovery, &[], &[lost_packet(3, t0 + ms(150))]));
+        assert_eq!(cc.send_hold_until(), None, "fast retransmit does not wait");
+        // A second loss of the window: the partial ACK would have come one
+        // smoothed RTT after the recovery began (300 ms) and restarted the
+        // timer, which fires at the 3rd tick after: 1500 ms.
+        cc.on_ack_event(&event(
+            recovery + ms(50),
+            &[],
+            &[lost_packet(4, t0 + ms(160))],
+        ));
+        assert_eq!(cc.send_hold_until(), Some(t0 + ms(1500)));
+        assert_eq!(
+            cc.bsd_timer.as_ref().unwrap().rxtcur_ticks(),
+            6,
+            "backed off"
+        );
+        // Acknowledgements during the wait do not grow the window.
+        let sent = recovery + ms(60);
+        cc.on_ack_event(&event(t0 + ms(400), &[acked_packet(20, sent)], &[]));
+        assert_eq!(cc.cwnd_bytes(), 2 * MDS);
+        // After it, slow start from the minimum window.
+        let sent = t0 + ms(1500);
+        cc.on_ack_event(&event(sent + RTT, &[acked_packet(21, sent)], &[]));
+        assert_eq!(cc.cwnd_bytes(), 3 * MDS);
+        // Without the tick, the same losses hold nothing.
+        let mut cc = NewReno::new(NewRenoConfig::reno_1995()).unwrap();
+        cc.window.cwnd_bytes = 20 * MDS;
+        cc.on_ack_event(&event(recovery, &[], &[lost_packet(3, t0 + ms(150))]));
+        cc.on_ack_event(&event(
+            recovery + ms(50),
+            &[],
+            &[lost_packet(4, t0 + ms(160))],
+        ));
+        assert_eq!(cc.send_hold_until(), None);
+    }
+
+    #[test]
+    fn the_tick_needs_coarse_timeouts_and_a_phase_below_a_tick() {
+        let no_timeouts = NewRenoConfig {
+            tick_wait: true,
+            ..NewRenoConfig::default()
+        };
+        assert_eq!(NewReno::new(no_timeouts).unwrap_err().field, "tick_wait");
+        let late = NewRenoConfig {
+            tick_wait: true,
+            tick_phase: Duration::from_millis(500),
+            ..NewRenoConfig::reno_1995()
+        };
+        let err = NewReno::new(late).unwrap_err();
+        assert_eq!((err.field, err.value.as_str()), ("tick_phase_ms", "500"));
     }
 
     #[test]

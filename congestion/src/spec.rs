@@ -716,6 +716,24 @@ pub const NEWRENO_KEYS: &[Key<NewRenoConfig>] = &[
         "send the free window in whole datagrams only",
         whole_datagrams
     ),
+    on_off_key!(
+        "tick_wait",
+        Tier::Expert,
+        "with `reno_1995`: a coarse timeout waits for BSD's retransmit timer on its 500 ms clock before sending again; only where the driver wakes the sender when the wait ends (vegas-lab's simulator)",
+        tick_wait
+    ),
+    Key {
+        name: "tick_phase_ms",
+        tier: Tier::Expert,
+        values: "an integer from 0 to 499",
+        doc: "with `tick_wait`: the 500 ms clock's first tick comes this long after the first packet (the simulator draws it per flow and seed when not given)",
+        set: Some(|c, k, v| {
+            let ms: u64 = k.parse(v)?;
+            c.tick_phase = std::time::Duration::from_millis(ms);
+            Ok(())
+        }),
+        show: |c, _| c.tick_phase.as_millis().to_string(),
+    },
 ];
 
 /// The table of `keys` of one tier (all with None) as Markdown: each key,
@@ -903,10 +921,66 @@ pub fn family(name: &str) -> Option<Family> {
     })
 }
 
+/// What the driver of a controller does beyond the [`Controller`] trait's
+/// events.
+///
+/// [`Controller`]: crate::Controller
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Driver {
+    /// Calls the controller on the stack's events only: quiche's and
+    /// quinn's event loops, a real sender.
+    EventsOnly,
+    /// Also wakes the sender when [`crate::Controller::send_hold_until`]
+    /// ends (vegas-lab's simulator): keys such as `tick_wait` need it.
+    WakesAtHolds,
+}
+
 /// The controller named `name` (one of [`NAMES`]) with `params`, for a
 /// path whose stack starts at `initial_cwnd_pkts` datagrams of
-/// `max_datagram_size` bytes: what a stack's adapter calls.
+/// `max_datagram_size` bytes: what a stack's adapter calls. Keys that need
+/// a [`Driver::WakesAtHolds`] are refused ([`build_for`]).
 pub fn build(
+    name: &str,
+    params: &Params,
+    initial_cwnd_pkts: usize,
+    max_datagram_size: usize,
+) -> Result<Box<dyn crate::controller::Controller>, SpecError> {
+    build_for(
+        Driver::EventsOnly,
+        name,
+        params,
+        initial_cwnd_pkts,
+        max_datagram_size,
+    )
+}
+
+/// [`build`] for a `driver`: with [`Driver::EventsOnly`], a key that holds
+/// the sender (`tick_wait = true`) is an error naming it, since nothing
+/// would wake the sender when the hold ends.
+pub fn build_for(
+    driver: Driver,
+    name: &str,
+    params: &Params,
+    initial_cwnd_pkts: usize,
+    max_datagram_size: usize,
+) -> Result<Box<dyn crate::controller::Controller>, SpecError> {
+    let controller = build_any(name, params, initial_cwnd_pkts, max_datagram_size)?;
+    if driver == Driver::EventsOnly && name == "newreno" {
+        if let Some(v) = params
+            .get("tick_wait")
+            .filter(|v| parse_bool("tick_wait", v) == Ok(true))
+        {
+            return Err(bad(
+                "tick_wait",
+                v,
+                "false here: the wait holds the sender until a 500 ms tick and only a driver that wakes it then can run it (vegas-lab's simulator scenarios can; a quiche or quinn event loop cannot)",
+            ));
+        }
+    }
+    Ok(controller)
+}
+
+fn build_any(
     name: &str,
     params: &Params,
     initial_cwnd_pkts: usize,
@@ -1462,6 +1536,33 @@ mod tests {
             .unwrap_err();
             assert!(err.to_string().contains("trend_resolution_pkts"), "{err}");
         }
+    }
+
+    #[test]
+    fn the_tick_wait_needs_a_driver_that_wakes_the_sender() {
+        let tick = params(&[("reno_1995", "true"), ("tick_wait", "true")]);
+        let err = build("newreno", &tick, 10, 1200).unwrap_err();
+        let SpecError::Param { field, allowed, .. } = &err else {
+            panic!("{err}");
+        };
+        assert_eq!(field, "tick_wait");
+        assert!(allowed.contains("simulator"), "{err}");
+        let cc = build_for(Driver::WakesAtHolds, "newreno", &tick, 10, 1200).unwrap();
+        assert_eq!(cc.send_hold_until(), None, "no hold before a timeout");
+        // Off, or without the key, any driver runs it.
+        let off = params(&[("reno_1995", "true"), ("tick_wait", "false")]);
+        build("newreno", &off, 10, 1200).unwrap();
+        // The wait is a coarse timeout's, and the phase below a tick.
+        let alone = params(&[("tick_wait", "true")]);
+        let err = build_for(Driver::WakesAtHolds, "newreno", &alone, 10, 1200).unwrap_err();
+        assert!(err.to_string().contains("reno_1995"), "{err}");
+        let phase = params(&[
+            ("reno_1995", "true"),
+            ("tick_wait", "true"),
+            ("tick_phase_ms", "500"),
+        ]);
+        let err = build_for(Driver::WakesAtHolds, "newreno", &phase, 10, 1200).unwrap_err();
+        assert!(err.to_string().contains("tick_phase_ms"), "{err}");
     }
 
     #[test]
