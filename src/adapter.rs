@@ -102,8 +102,53 @@ impl StartGate {
     }
 }
 
-/// Builds the `vegas-cc` controller of `spec` for a path.
+/// The alarm a driver that wakes the sender reads: the time a controller
+/// holds the sender until ([`Controller::send_hold_until`], the 500 ms tick
+/// of `newreno`'s `tick_wait`). While it holds, the adapter answers quiche
+/// that no window is free, and quiche itself would not wake before it; the
+/// driver (the simulator) takes the time with [`HoldAlarm::take`] after it
+/// calls into the connection and wakes the connection then. A factory with
+/// an alarm builds controllers for [`spec::Driver::WakesAtHolds`]; without
+/// one, keys that hold the sender are refused.
+#[derive(Clone, Debug, Default)]
+pub struct HoldAlarm(Arc<Mutex<Option<Instant>>>);
+
+impl HoldAlarm {
+    /// An alarm with nothing asked.
+    pub fn new() -> Self {
+        HoldAlarm::default()
+    }
+
+    /// The hold's end a controller asked for since the last take, if any.
+    pub fn take(&self) -> Option<Instant> {
+        self.0.lock().map(|mut t| t.take()).unwrap_or(None)
+    }
+
+    fn ask(&self, until: Instant) {
+        if let Ok(mut t) = self.0.lock() {
+            *t = Some(until);
+        }
+    }
+}
+
+/// Builds the `vegas-cc` controller of `spec` for a path run by an event
+/// loop ([`spec::Driver::EventsOnly`]).
 pub fn build_controller(
+    spec: &CcSpec,
+    initial_cwnd_pkts: usize,
+    max_datagram_size: usize,
+) -> Result<Box<dyn Controller>, Error> {
+    build_controller_for(
+        spec::Driver::EventsOnly,
+        spec,
+        initial_cwnd_pkts,
+        max_datagram_size,
+    )
+}
+
+/// Builds the `vegas-cc` controller of `spec` for a path run by `driver`.
+pub fn build_controller_for(
+    driver: spec::Driver,
     spec: &CcSpec,
     initial_cwnd_pkts: usize,
     max_datagram_size: usize,
@@ -117,7 +162,8 @@ pub fn build_controller(
                 .into(),
         });
     }
-    Ok(spec::build(
+    Ok(spec::build_for(
+        driver,
         spec.algorithm.name(),
         &spec.params,
         initial_cwnd_pkts,
@@ -148,6 +194,18 @@ impl CcSpec {
         trace: Option<Trace>,
         gate: Option<StartGate>,
     ) {
+        self.configure_driven(config, trace, gate, None)
+    }
+
+    /// Like [`CcSpec::configure_gated`]; with an `alarm` ([`HoldAlarm`]),
+    /// for a driver that wakes the sender when a controller's hold ends.
+    pub fn configure_driven(
+        &self,
+        config: &mut quiche::Config,
+        trace: Option<Trace>,
+        gate: Option<StartGate>,
+        alarm: Option<HoldAlarm>,
+    ) {
         match self.algorithm {
             Algorithm::QuicheReno => {
                 config.set_congestion_controller_factory(None);
@@ -163,7 +221,9 @@ impl CcSpec {
             }
             _ => {
                 config.set_congestion_controller_factory(Some(Arc::new(
-                    VegasCcFactory::new(self.clone(), trace).with_gate(gate),
+                    VegasCcFactory::new(self.clone(), trace)
+                        .with_gate(gate)
+                        .with_alarm(alarm),
                 )));
             }
         }
@@ -175,6 +235,7 @@ pub struct VegasCcFactory {
     spec: CcSpec,
     trace: Option<Trace>,
     gate: Option<StartGate>,
+    alarm: Option<HoldAlarm>,
 }
 
 impl VegasCcFactory {
@@ -184,12 +245,20 @@ impl VegasCcFactory {
             spec,
             trace,
             gate: None,
+            alarm: None,
         }
     }
 
     /// Every controller made sits behind `gate` ([`StartGate`]).
     pub fn with_gate(mut self, gate: Option<StartGate>) -> Self {
         self.gate = gate;
+        self
+    }
+
+    /// Every controller made reports its holds to `alarm` ([`HoldAlarm`]),
+    /// and may hold the sender.
+    pub fn with_alarm(mut self, alarm: Option<HoldAlarm>) -> Self {
+        self.alarm = alarm;
         self
     }
 }
@@ -226,21 +295,27 @@ impl CongestionControllerFactory for VegasCcFactory {
                 vegas_cc::MAX_DATAGRAM_SIZE_BYTES
             ));
         }
-        let controller = build_controller(&self.spec, initial_cwnd_pkts, max_datagram_size)
-            .unwrap_or_else(|e| {
-                warnings.push(format!(
-                    "{}: {e}; using vegas with its defaults",
-                    self.spec.algorithm
-                ));
-                let config = vegas_cc::VegasConfig {
-                    initial_cwnd_pkts,
-                    max_datagram_size,
-                    ..vegas_cc::VegasConfig::default()
-                };
-                Box::new(vegas_cc::Vegas::new(config).expect("the defaults are valid"))
-            });
+        let driver = match self.alarm {
+            Some(_) => spec::Driver::WakesAtHolds,
+            None => spec::Driver::EventsOnly,
+        };
+        let controller =
+            build_controller_for(driver, &self.spec, initial_cwnd_pkts, max_datagram_size)
+                .unwrap_or_else(|e| {
+                    warnings.push(format!(
+                        "{}: {e}; using vegas with its defaults",
+                        self.spec.algorithm
+                    ));
+                    let config = vegas_cc::VegasConfig {
+                        initial_cwnd_pkts,
+                        max_datagram_size,
+                        ..vegas_cc::VegasConfig::default()
+                    };
+                    Box::new(vegas_cc::Vegas::new(config).expect("the defaults are valid"))
+                });
         let mut adapter = Adapter::new(controller, self.trace.clone());
         adapter.gate = self.gate.clone();
+        adapter.alarm = self.alarm.clone();
         adapter.warnings = warnings;
         Box::new(adapter)
     }
@@ -264,6 +339,10 @@ pub struct Adapter {
     trace: Option<Trace>,
     /// While closed, quiche's events do not reach the controller.
     gate: Option<StartGate>,
+    /// Where the controller's holds go for the driver, and the last one
+    /// sent there.
+    alarm: Option<HoldAlarm>,
+    hold_asked: Option<Instant>,
 }
 
 /// Decision records kept for qlog between two drains.
@@ -281,6 +360,8 @@ impl Adapter {
             qlog_dropped_reported: 0,
             trace,
             gate: None,
+            alarm: None,
+            hold_asked: None,
         }
     }
 
@@ -292,6 +373,12 @@ impl Adapter {
     /// Moves the controller's new decision records to the qlog queue (and
     /// the trace).
     fn collect_events(&mut self, now: Instant, bytes_in_flight: usize) {
+        if let (Some(alarm), Some(until)) = (&self.alarm, self.controller.send_hold_until()) {
+            if self.hold_asked != Some(until) {
+                self.hold_asked = Some(until);
+                alarm.ask(until);
+            }
+        }
         if !self.warnings.is_empty() {
             self.warnings_at.get_or_insert(now);
         }
@@ -437,6 +524,12 @@ impl CongestionController for Adapter {
     }
 
     fn cwnd_available(&self, bytes_in_flight: usize) -> usize {
+        if let Some(until) = self.controller.send_hold_until() {
+            // quiche's clock: the simulator's virtual time while it runs.
+            if quiche::clock::now() < until {
+                return 0;
+            }
+        }
         self.controller.cwnd_available_bytes(bytes_in_flight)
     }
 

@@ -145,10 +145,22 @@ impl CcSpec {
     /// Validates `params` for `algorithm` (unknown keys and bad values are
     /// errors naming the field).
     pub fn new(algorithm: Algorithm, params: Params) -> Result<Self, Error> {
+        Self::new_for(vegas_cc::spec::Driver::EventsOnly, algorithm, params)
+    }
+
+    /// Like [`CcSpec::new`], for a `driver`: with
+    /// [`vegas_cc::spec::Driver::WakesAtHolds`] (a simulator that wakes the
+    /// sender through a [`crate::HoldAlarm`]) keys that hold the sender are
+    /// accepted too.
+    pub fn new_for(
+        driver: vegas_cc::spec::Driver,
+        algorithm: Algorithm,
+        params: Params,
+    ) -> Result<Self, Error> {
         let spec = CcSpec { algorithm, params };
         if algorithm.is_vegas_cc() {
             // Building once validates every parameter.
-            vegas_cc::spec::build(algorithm.name(), &spec.params, 10, 1350)?;
+            vegas_cc::spec::build_for(driver, algorithm.name(), &spec.params, 10, 1350)?;
         } else if let Some(key) = spec.params.keys().next() {
             return Err(Error::Param {
                 field: key.clone(),
@@ -194,6 +206,22 @@ mod tests {
         p.insert("alpha".into(), "1".into());
         let err = CcSpec::new(Algorithm::QuicheCubic, p).unwrap_err();
         assert!(err.to_string().contains("alpha"), "{err}");
+    }
+
+    #[test]
+    fn the_tick_wait_is_for_a_driver_that_wakes_the_sender() {
+        let p: Params = [("reno_1995", "true"), ("tick_wait", "true")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let err = CcSpec::new(Algorithm::NewReno, p.clone()).unwrap_err();
+        let Error::Param { field, allowed, .. } = &err else {
+            panic!("{err}");
+        };
+        assert_eq!(field, "tick_wait");
+        assert!(allowed.contains("simulator"), "{err}");
+        let driver = vegas_cc::spec::Driver::WakesAtHolds;
+        CcSpec::new_for(driver, Algorithm::NewReno, p).unwrap();
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod algorithm;
 pub mod qlog;
 pub mod sending;
 
+pub use adapter::HoldAlarm;
 pub use adapter::StartGate;
 pub use adapter::Trace;
 pub use adapter::TraceData;
