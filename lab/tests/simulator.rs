@@ -546,3 +546,68 @@ fn start_phasing_offsets_each_start_within_one_packet_time_by_seed() {
     assert_eq!(seen.len(), 4, "each seed its own phases: {seen:?}");
     assert!(seen.iter().any(|s| s[0] < s[1]) && seen.iter().any(|s| s[0] > s[1]));
 }
+
+#[test]
+fn a_1995_reno_with_the_tick_waits_for_bsds_timer_after_a_coarse_timeout() {
+    // NewReno made 1995's against a 10-packet buffer: windows lose more
+    // than one packet, and each such loss is a coarse timeout.
+    let flow = |extra: &str| {
+        let params = format!("params = {{ reno_1995 = true{extra} }}\nbytes = 3000000");
+        scenario(
+            &one_flow("newreno", &params),
+            "",
+            &["bottleneck.buffer_pkts=10"],
+        )
+    };
+    // The longest stretch (in 100 ms bins) in which nothing arrived, from
+    // the first arrival to completion, and the coarse timeouts.
+    let longest_idle_and_timeouts = |s: &Scenario| {
+        let r = run_default(s);
+        let f = &r.flows[0];
+        assert!(f.completed_ns.is_some(), "{f:?}");
+        let bins = &f.delivered_per_bin;
+        let first = bins.iter().position(|&b| b > 0).unwrap();
+        let last = bins.iter().rposition(|&b| b > 0).unwrap();
+        let mut longest = 0;
+        let mut run = 0;
+        for &b in &bins[first..=last] {
+            run = if b == 0 { run + 1 } else { 0 };
+            longest = longest.max(run);
+        }
+        let timeouts = f
+            .trace
+            .as_ref()
+            .expect("vegas-cc trace")
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    quiche_vegas::vegas_cc::ControllerEvent::Reduction {
+                        cause: quiche_vegas::vegas_cc::events::ReductionCause::CoarseTimeout,
+                        ..
+                    }
+                )
+            })
+            .count();
+        (longest, timeouts, f.completed_ns.unwrap())
+    };
+    let (idle, timeouts, done) = longest_idle_and_timeouts(&flow(""));
+    assert!(timeouts > 0);
+    assert!(
+        idle < 3,
+        "without the tick the retransmission goes at once: {idle}"
+    );
+    // With it, the sender waits for BSD's timer: at least one tick
+    // (t_rxtcur >= 2 ticks, restarted before the next tick).
+    let (idle_tick, timeouts_tick, done_tick) =
+        longest_idle_and_timeouts(&flow(", tick_wait = true"));
+    assert!(timeouts_tick > 0);
+    assert!(idle_tick >= 5, "idle {idle_tick} bins of 100 ms");
+    assert!(done_tick > done, "{done_tick} <= {done}");
+    // The clock's phase moves the waits.
+    let (_, _, done_0) = longest_idle_and_timeouts(&flow(", tick_wait = true, tick_phase_ms = 0"));
+    let (_, _, done_250) =
+        longest_idle_and_timeouts(&flow(", tick_wait = true, tick_phase_ms = 250"));
+    assert_ne!(done_0, done_250);
+}

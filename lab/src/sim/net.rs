@@ -45,6 +45,7 @@ use super::Nanos;
 use quiche_vegas::adapter::Trace;
 use quiche_vegas::adapter::TraceData;
 use quiche_vegas::CcSpec;
+use quiche_vegas::HoldAlarm;
 use quiche_vegas::StartGate;
 use vegas_cc::ControllerEvent;
 use vegas_link_model::Service;
@@ -146,6 +147,9 @@ enum EventKind {
     AckTimer { flow: usize, generation: u64 },
     /// A paced packet may leave.
     Release { flow: usize, server: bool },
+    /// The server's controller held the sender until now
+    /// ([`HoldAlarm`]).
+    HoldEnd { flow: usize },
     /// A flow's client connects.
     Start { flow: usize },
     /// A duration flow ends.
@@ -233,6 +237,10 @@ struct Flow {
     /// the flow's start, and what quiche counted before it.
     gate: Option<StartGate>,
     handshake_counts: QuicheCounts,
+    /// The server's controller's holds ([`HoldAlarm`]), and the hold end
+    /// already scheduled.
+    alarm: HoldAlarm,
+    hold_end_ns: Option<Nanos>,
 }
 
 /// A datagram of a handshake run ahead: (arrival, order sent, toward the
@@ -325,6 +333,7 @@ fn quiche_config(
     cc: &CcSpec,
     trace: Option<Trace>,
     gate: Option<StartGate>,
+    alarm: Option<HoldAlarm>,
     server: bool,
 ) -> Result<quiche::Config> {
     let mut c = if server {
@@ -345,7 +354,7 @@ fn quiche_config(
     c.set_disable_active_migration(true);
     // The receiver announces the ACK delay it will use (RFC 9000 18.2).
     c.set_max_ack_delay(scenario.receiver.max_ack_delay.0.as_millis() as u64);
-    cc.configure_gated(&mut c, trace, gate);
+    cc.configure_driven(&mut c, trace, gate, alarm);
     Ok(c)
 }
 
@@ -578,12 +587,14 @@ impl Simulator {
         let trace = (!background && cc.algorithm.is_vegas_cc()).then(Trace::default);
         let gate =
             (!background && self.scenario.handshake == Handshake::Ahead).then(StartGate::closed);
+        let cc = self.with_tick_phase(i, cc)?;
+        let alarm = HoldAlarm::new();
         let (client_addr, server_addr) = flow_addrs(i);
         self.flows.push(Flow {
             client: Endpoint {
                 conn: None,
                 addr: client_addr,
-                config: quiche_config(&self.scenario, &cc, None, None, false)
+                config: quiche_config(&self.scenario, &cc, None, None, None, false)
                     .with_context(|| format!("flow {i}: client config"))?,
                 next_send_ns: 0,
                 release_scheduled: false,
@@ -592,8 +603,15 @@ impl Simulator {
             server: Endpoint {
                 conn: None,
                 addr: server_addr,
-                config: quiche_config(&self.scenario, &cc, trace.clone(), gate.clone(), true)
-                    .with_context(|| format!("flow {i}: server config"))?,
+                config: quiche_config(
+                    &self.scenario,
+                    &cc,
+                    trace.clone(),
+                    gate.clone(),
+                    Some(alarm.clone()),
+                    true,
+                )
+                .with_context(|| format!("flow {i}: server config"))?,
                 next_send_ns: 0,
                 release_scheduled: false,
                 timer_generation: 0,
@@ -624,9 +642,34 @@ impl Simulator {
             short_datagrams: 0,
             gate,
             handshake_counts: QuicheCounts::default(),
+            alarm,
+            hold_end_ns: None,
         });
         self.schedule(start_ns, EventKind::Start { flow: i });
         Ok(i)
+    }
+
+    /// `newreno`'s `tick_wait` without a `tick_phase_ms`: the phase of the
+    /// 500 ms clock is drawn per flow from the seed (its own stream), as a
+    /// host's clock ticks whenever it ticks.
+    fn with_tick_phase(&self, flow: usize, mut cc: CcSpec) -> Result<CcSpec> {
+        let ticking = cc
+            .params
+            .get("tick_wait")
+            .is_some_and(|v| matches!(v.as_str(), "true" | "1" | "on" | "yes"));
+        if !ticking || cc.params.contains_key("tick_phase_ms") {
+            return Ok(cc);
+        }
+        let mut rng =
+            ChaCha8Rng::seed_from_u64(sub_seed(sub_seed(self.scenario.seed, 6), flow as u64));
+        let phase_ms: u64 = rng.gen_range(0..500);
+        cc.params
+            .insert("tick_phase_ms".into(), phase_ms.to_string());
+        Ok(CcSpec::new_for(
+            quiche_vegas::vegas_cc::spec::Driver::WakesAtHolds,
+            cc.algorithm,
+            cc.params,
+        )?)
     }
 
     /// Exponential inter-arrival gap of a Poisson process.
@@ -851,6 +894,12 @@ impl Simulator {
             EventKind::Release { flow, server } => {
                 self.flows[flow].endpoint(server).release_scheduled = false;
                 self.drive(flow, server, true)?
+            }
+            EventKind::HoldEnd { flow } => {
+                if self.flows[flow].hold_end_ns == Some(self.now) {
+                    self.flows[flow].hold_end_ns = None;
+                    self.drive(flow, true, false)?
+                }
             }
             EventKind::Stop { flow } => {
                 let f = &mut self.flows[flow];
@@ -1239,6 +1288,12 @@ impl Simulator {
         if !server {
             let f = &mut self.flows[flow];
             f.request_flushed |= f.request_sent;
+        } else if let Some(until) = self.flows[flow].alarm.take() {
+            // The controller holds the sender; nothing in quiche wakes it
+            // at the hold's end.
+            let at = to_nanos(until.saturating_duration_since(self.base)).max(now);
+            self.flows[flow].hold_end_ns = Some(at);
+            self.schedule(at, EventKind::HoldEnd { flow });
         }
         self.arm_timer(flow, server)
     }

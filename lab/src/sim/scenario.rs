@@ -48,6 +48,12 @@
 //! draw below one packet time of the bottleneck ([`StartPhasing`]), so that
 //! the seeds of flows that start "at the same time" run over their order.
 //!
+//! The simulator wakes a sender its controller holds
+//! (`vegas_cc::spec::Driver::WakesAtHolds`), so flows may use `newreno`'s
+//! `tick_wait` (1995 BSD Reno's wait for its 500 ms tick), which a real
+//! event loop refuses. Without a `tick_phase_ms`, the clock's phase is
+//! drawn per flow from the seed, on a stream of its own.
+//!
 //! Bounds, so that no scenario panics, wraps around or runs out of memory:
 //! every duration at most 1 day ([`MAX_DURATION`]); rates from 1 bit/s to
 //! 1000 Gbit/s; buffers at most 1,000,000 packets; `receiver.max_ack_delay`
@@ -928,7 +934,10 @@ fn check_loss(field: &str, loss: f64) -> Result<()> {
     Ok(())
 }
 
-/// An algorithm name and TOML parameters as a validated [`CcSpec`].
+/// An algorithm name and TOML parameters as a validated [`CcSpec`], for
+/// the simulator: it wakes a sender whose controller holds it
+/// (`vegas_cc::spec::Driver::WakesAtHolds`), so keys such as `newreno`'s
+/// `tick_wait` are accepted here and nowhere else.
 pub fn cc_spec(algorithm: &str, params: &BTreeMap<String, toml::Value>) -> Result<CcSpec> {
     let algorithm: Algorithm = algorithm.parse()?;
     let params = params
@@ -941,7 +950,11 @@ pub fn cc_spec(algorithm: &str, params: &BTreeMap<String, toml::Value>) -> Resul
             (k.clone(), text)
         })
         .collect();
-    Ok(CcSpec::new(algorithm, params)?)
+    Ok(CcSpec::new_for(
+        quiche_vegas::vegas_cc::spec::Driver::WakesAtHolds,
+        algorithm,
+        params,
+    )?)
 }
 
 #[cfg(test)]
