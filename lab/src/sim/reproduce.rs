@@ -145,7 +145,12 @@ pub struct ExperimentResult {
 
 /// Flow parameters that make a run behave as a paper's experiment did
 /// rather than as the library would (listed in the report when set).
-const PAPER_RUN_PARAMS: &[&str] = &["round_rtt", "slow_start_round_rtt", "gallop_growth"];
+const PAPER_RUN_PARAMS: &[&str] = &[
+    "round_rtt",
+    "slow_start_round_rtt",
+    "gallop_growth",
+    "tick_wait",
+];
 
 /// The options of `scenario` that make it run as a paper's simulator did:
 /// the handshake ahead of the start, start phasing, and the flows'
