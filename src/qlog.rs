@@ -14,10 +14,11 @@
 //! |--------------------------|------|--------|
 //! | `vegas:round_decision`   | once per Vegas round (Brakmo & Peterson III-B) | `base_rtt_ms`, `round_rtt_ms`, `expected_bytes_per_s` (W / BaseRTT, W = min(Actual x round RTT, cwnd)), `actual_bytes_per_s`, `diff_pkts` ((Expected - Actual) * BaseRTT / max datagram size), `alpha_pkts`, `beta_pkts`, `gamma_pkts`, `cwnd_before_bytes`, `cwnd_after_bytes`, `action` (`increase`, `hold`, `decrease`, `slow_start_grow`, `slow_start_hold`, `slow_start_exit`, `base_rtt_probe`: a round of a BaseRTT drain, no Vegas decision; `compete`: competitive mode, the window is CUBIC's; `return_test`: a round of a return test), `phase` (`slow_start`, `congestion_avoidance`, `recovery`), `samples` (RTT samples behind the round), `bytes_acked` (bytes acknowledged in the round), `rtt_from_hold_bounds` (the round RTT is the middle of the ACK-hold bounds because the path aggregates ACKs) |
 //! | `vegas:slow_start_exit`  | slow start ends | `cause` (`diff_above_gamma`, `loss`, `pto`, `ssthresh`, `diff_at_least_beta`, `increment_at_one`), `cwnd_bytes` (the window slow start reached, before any reduction that ended it) |
-//! | `vegas:window_reduction` | a loss, PTO or persistent-congestion cut | `cause` (`loss`, `pto`, `persistent_congestion`, `base_rtt_probe`), `cwnd_before_bytes`, `cwnd_after_bytes`, `ssthresh_bytes` |
+//! | `vegas:window_reduction` | a loss, PTO or persistent-congestion cut | `cause` (`loss`, `pto`, `persistent_congestion`, `coarse_timeout`: `newreno`'s `reno_1995`, `base_rtt_probe`), `cwnd_before_bytes`, `cwnd_after_bytes`, `ssthresh_bytes` |
 //! | `vegas:params_changed`   | Vegas-A moved alpha/beta | `alpha_pkts`, `beta_pkts` |
 //! | `vegas:warning`          | the adapter adjusted quiche's initial window or datagram size, fell back to default Vegas, or its qlog queue dropped records between two drains | `message` |
 //! | `vegas:gallop_update`    | Gallop-Vegas changed incr/maxincr/status | `incr_pkts`, `maxincr_pkts`, `status` (Gallop-Vegas Table 1: 0 clear, 1 incr halved, 2 window cut and slow start ended) |
+//! | `vegas:send_hold`        | `newreno` with `tick_wait`: a coarse timeout holds the sender until BSD's 500 ms clock fires its retransmit timer | `hold_ms` (from the decision to the tick), `timer_ticks` (BSD's `t_rxtcur` for this wait) |
 //! | `vegas:mode_change`      | the coexistence mechanism switched (`vegas_cc::vegas::coexist`) | `mode` (`competitive`: a CUBIC window beside a buffer-filling flow; `delay`: Vegas again), `evidence_count` (to competitive: ineffective backoffs and congestive losses in the run; to delay: return tests made), `queue_delay_ms` (the queueing delay the last of them measured), `base_rtt_ms` (what it is measured from), `rtt_change_ms` (to competitive: how far the last backoff lowered the RTT, negative if it rose; to delay: the test's tolerance), `cwnd_before_bytes`, `cwnd_after_bytes` |
 //!
 //! # Where qlogs go
@@ -51,6 +52,7 @@ pub use vegas_cc::qlog::MODE_CHANGE;
 pub use vegas_cc::qlog::NAMESPACE;
 pub use vegas_cc::qlog::PARAMS_CHANGED;
 pub use vegas_cc::qlog::ROUND_DECISION;
+pub use vegas_cc::qlog::SEND_HOLD;
 pub use vegas_cc::qlog::SLOW_START_EXIT;
 pub use vegas_cc::qlog::VEGAS_EVENTS;
 pub use vegas_cc::qlog::WINDOW_REDUCTION;

@@ -242,6 +242,18 @@ pub enum ControllerEvent {
         /// Congestion window after the switch, in bytes.
         cwnd_after_bytes: usize,
     },
+    /// The controller holds the sender until `until`, whatever its window
+    /// ([`crate::Controller::send_hold_until`]): a 1995 Reno's coarse
+    /// timeout waiting for BSD's retransmit timer on its 500 ms clock
+    /// ([`crate::NewRenoConfig::tick_wait`]).
+    SendHold {
+        /// When the hold began.
+        now: Instant,
+        /// When the sender may send again (the tick the timer fires on).
+        until: Instant,
+        /// BSD's timer for this wait (`t_rxtcur`), in 500 ms ticks.
+        timer_ticks: u32,
+    },
     /// Gallop-Vegas changed incr/maxincr/status.
     GallopUpdate {
         /// When the state changed.

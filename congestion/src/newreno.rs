@@ -276,7 +276,13 @@ impl NewReno {
         if let Some(timer) = &mut self.bsd_timer {
             let recovery_start = self.recovery_start_time.unwrap_or(now);
             let partial_ack = recovery_start + smoothed_rtt;
-            self.hold_until = Some(timer.fire_after(partial_ack, now));
+            let until = timer.fire_after(partial_ack, now);
+            self.hold_until = Some(until);
+            self.events.push(ControllerEvent::SendHold {
+                now,
+                until,
+                timer_ticks: timer.rxtcur_ticks(),
+            });
             timer.on_timeout();
         }
         let cwnd_before_bytes = self.window.cwnd_bytes;
@@ -578,6 +584,17 @@ mod tests {
             &[lost_packet(4, t0 + ms(160))],
         ));
         assert_eq!(cc.send_hold_until(), Some(t0 + ms(1500)));
+        let holds: Vec<_> = std::iter::from_fn(|| cc.poll_event())
+            .filter_map(|e| match e {
+                ControllerEvent::SendHold {
+                    now,
+                    until,
+                    timer_ticks,
+                } => Some((now, until, timer_ticks)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(holds, [(recovery + ms(50), t0 + ms(1500), 3)]);
         assert_eq!(
             cc.bsd_timer.as_ref().unwrap().rxtcur_ticks(),
             6,

@@ -25,18 +25,21 @@ pub const PARAMS_CHANGED: &str = "vegas:params_changed";
 pub const GALLOP_UPDATE: &str = "vegas:gallop_update";
 /// Event name of [`ControllerEvent::ModeChange`].
 pub const MODE_CHANGE: &str = "vegas:mode_change";
+/// Event name of [`ControllerEvent::SendHold`].
+pub const SEND_HOLD: &str = "vegas:send_hold";
 
 /// The namespace (qlog category) of every event above.
 pub const NAMESPACE: &str = "vegas";
 
 /// Every `vegas:` event this crate writes.
-pub const VEGAS_EVENTS: [&str; 6] = [
+pub const VEGAS_EVENTS: [&str; 7] = [
     ROUND_DECISION,
     SLOW_START_EXIT,
     WINDOW_REDUCTION,
     PARAMS_CHANGED,
     GALLOP_UPDATE,
     MODE_CHANGE,
+    SEND_HOLD,
 ];
 
 /// Milliseconds, as the events write durations.
@@ -122,6 +125,18 @@ pub fn to_json_event(event: &ControllerEvent) -> (Instant, JsonEvent) {
                 "rtt_change_ms": rtt_change_secs * 1e3,
                 "cwnd_before_bytes": cwnd_before_bytes,
                 "cwnd_after_bytes": cwnd_after_bytes,
+            }),
+        ),
+        ControllerEvent::SendHold {
+            now,
+            until,
+            timer_ticks,
+        } => (
+            now,
+            SEND_HOLD,
+            json!({
+                "hold_ms": ms(until.saturating_duration_since(now)),
+                "timer_ticks": timer_ticks,
             }),
         ),
         ControllerEvent::GallopUpdate {

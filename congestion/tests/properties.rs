@@ -479,9 +479,9 @@ fn event_numbers(event: &ControllerEvent) -> (Instant, Vec<f64>) {
                 r.gamma_pkts,
             ],
         ),
-        ControllerEvent::SlowStartExit { now, .. } | ControllerEvent::Reduction { now, .. } => {
-            (now, vec![])
-        }
+        ControllerEvent::SlowStartExit { now, .. }
+        | ControllerEvent::Reduction { now, .. }
+        | ControllerEvent::SendHold { now, .. } => (now, vec![]),
         ControllerEvent::ParamsChanged {
             now,
             alpha_pkts,

@@ -574,11 +574,12 @@ fn a_1995_reno_with_the_tick_waits_for_bsds_timer_after_a_coarse_timeout() {
             run = if b == 0 { run + 1 } else { 0 };
             longest = longest.max(run);
         }
-        let timeouts = f
-            .trace
-            .as_ref()
-            .expect("vegas-cc trace")
-            .events
+        let events = &f.trace.as_ref().expect("vegas-cc trace").events;
+        let holds = events
+            .iter()
+            .filter(|e| matches!(e, quiche_vegas::vegas_cc::ControllerEvent::SendHold { .. }))
+            .count();
+        let timeouts = events
             .iter()
             .filter(|e| {
                 matches!(
@@ -590,24 +591,28 @@ fn a_1995_reno_with_the_tick_waits_for_bsds_timer_after_a_coarse_timeout() {
                 )
             })
             .count();
-        (longest, timeouts, f.completed_ns.unwrap())
+        (longest, timeouts, holds, f.completed_ns.unwrap())
     };
-    let (idle, timeouts, done) = longest_idle_and_timeouts(&flow(""));
+    let (idle, timeouts, holds, done) = longest_idle_and_timeouts(&flow(""));
     assert!(timeouts > 0);
+    assert_eq!(holds, 0);
     assert!(
         idle < 3,
         "without the tick the retransmission goes at once: {idle}"
     );
     // With it, the sender waits for BSD's timer: at least one tick
     // (t_rxtcur >= 2 ticks, restarted before the next tick).
-    let (idle_tick, timeouts_tick, done_tick) =
+    let (idle_tick, timeouts_tick, holds_tick, done_tick) =
         longest_idle_and_timeouts(&flow(", tick_wait = true"));
     assert!(timeouts_tick > 0);
+    // Each emulated timeout is a hold, with its decision record.
+    assert_eq!(holds_tick, timeouts_tick);
     assert!(idle_tick >= 5, "idle {idle_tick} bins of 100 ms");
     assert!(done_tick > done, "{done_tick} <= {done}");
     // The clock's phase moves the waits.
-    let (_, _, done_0) = longest_idle_and_timeouts(&flow(", tick_wait = true, tick_phase_ms = 0"));
-    let (_, _, done_250) =
+    let (_, _, _, done_0) =
+        longest_idle_and_timeouts(&flow(", tick_wait = true, tick_phase_ms = 0"));
+    let (_, _, _, done_250) =
         longest_idle_and_timeouts(&flow(", tick_wait = true, tick_phase_ms = 250"));
     assert_ne!(done_0, done_250);
 }
