@@ -102,16 +102,28 @@ impl StartGate {
     }
 }
 
-/// The alarm a driver that wakes the sender reads: the time a controller
-/// holds the sender until ([`Controller::send_hold_until`], the 500 ms tick
-/// of `newreno`'s `tick_wait`). While it holds, the adapter answers quiche
-/// that no window is free, and quiche itself would not wake before it; the
-/// driver (the simulator) takes the time with [`HoldAlarm::take`] after it
-/// calls into the connection and wakes the connection then. A factory with
-/// an alarm builds controllers for [`spec::Driver::WakesAtHolds`]; without
-/// one, keys that hold the sender are refused.
+/// Between a controller that holds the sender and the driver that wakes
+/// it: the time a controller holds the sender until
+/// ([`Controller::send_hold_until`], the 500 ms tick of `newreno`'s
+/// `tick_wait`). From the moment the controller asks, the adapter answers
+/// quiche that no window is free; quiche has no timer for the hold's end,
+/// so the driver (the simulator) takes the time with [`HoldAlarm::take`]
+/// after each call into the connection, and at that time calls
+/// [`HoldAlarm::release`] and drives the connection again. The adapter
+/// reads no clock (quiche's is not public without the simulator's patch).
+/// A factory with an alarm builds controllers for
+/// [`spec::Driver::WakesAtHolds`]; without one, keys that hold the sender
+/// are refused.
 #[derive(Clone, Debug, Default)]
-pub struct HoldAlarm(Arc<Mutex<Option<Instant>>>);
+pub struct HoldAlarm(Arc<Mutex<AlarmState>>);
+
+#[derive(Debug, Default)]
+struct AlarmState {
+    /// The hold in force: its end, until the driver releases it.
+    holding: Option<Instant>,
+    /// A hold's end the driver has not taken yet.
+    to_wake: Option<Instant>,
+}
 
 impl HoldAlarm {
     /// An alarm with nothing asked.
@@ -119,14 +131,30 @@ impl HoldAlarm {
         HoldAlarm::default()
     }
 
-    /// The hold's end a controller asked for since the last take, if any.
+    /// The end of a hold asked since the last take, if any: the driver
+    /// wakes the connection then.
     pub fn take(&self) -> Option<Instant> {
-        self.0.lock().map(|mut t| t.take()).unwrap_or(None)
+        self.0.lock().map(|mut s| s.to_wake.take()).unwrap_or(None)
+    }
+
+    /// The hold that ends at `until` is over (a later hold stays).
+    pub fn release(&self, until: Instant) {
+        if let Ok(mut s) = self.0.lock() {
+            if s.holding == Some(until) {
+                s.holding = None;
+            }
+        }
+    }
+
+    /// Whether a hold is in force.
+    pub fn holds(&self) -> bool {
+        self.0.lock().map(|s| s.holding.is_some()).unwrap_or(false)
     }
 
     fn ask(&self, until: Instant) {
-        if let Ok(mut t) = self.0.lock() {
-            *t = Some(until);
+        if let Ok(mut s) = self.0.lock() {
+            s.holding = Some(until);
+            s.to_wake = Some(until);
         }
     }
 }
@@ -524,11 +552,8 @@ impl CongestionController for Adapter {
     }
 
     fn cwnd_available(&self, bytes_in_flight: usize) -> usize {
-        if let Some(until) = self.controller.send_hold_until() {
-            // quiche's clock: the simulator's virtual time while it runs.
-            if quiche::clock::now() < until {
-                return 0;
-            }
+        if self.alarm.as_ref().is_some_and(HoldAlarm::holds) {
+            return 0;
         }
         self.controller.cwnd_available_bytes(bytes_in_flight)
     }
@@ -593,6 +618,33 @@ mod tests {
     use super::*;
 
     fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn a_held_sender_gets_no_window_until_the_driver_releases_it() {
+        let params: spec::Params = [("reno_1995", "true"), ("tick_wait", "true")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let controller =
+            spec::build_for(spec::Driver::WakesAtHolds, "newreno", &params, 10, 1200).unwrap();
+        let mut adapter = Adapter::new(controller, None);
+        let alarm = HoldAlarm::new();
+        adapter.alarm = Some(alarm.clone());
+        assert!(adapter.cwnd_available(0) > 0);
+        assert_eq!(alarm.take(), None);
+        // The alarm as the adapter sets it when the controller holds.
+        let t0 = Instant::now();
+        let until = t0 + Duration::from_millis(1500);
+        alarm.ask(until);
+        assert_eq!(adapter.cwnd_available(0), 0);
+        assert_eq!(alarm.take(), Some(until), "the driver learns the end once");
+        assert_eq!(alarm.take(), None);
+        // An older hold's end does not release a later hold.
+        alarm.release(t0);
+        assert_eq!(adapter.cwnd_available(0), 0);
+        alarm.release(until);
+        assert!(adapter.cwnd_available(0) > 0);
+    }
 
     /// quiche's `Connection` is `Send + Sync` (quiche's own `check_sync`
     /// test); a connection carrying our controller must stay so.

@@ -237,10 +237,10 @@ struct Flow {
     /// the flow's start, and what quiche counted before it.
     gate: Option<StartGate>,
     handshake_counts: QuicheCounts,
-    /// The server's controller's holds ([`HoldAlarm`]), and the hold end
-    /// already scheduled.
-    alarm: HoldAlarm,
-    hold_end_ns: Option<Nanos>,
+    /// The server's controller's holds ([`HoldAlarm`], for a controller
+    /// that may hold the sender), and the hold's end scheduled.
+    alarm: Option<HoldAlarm>,
+    hold_end: Option<(Nanos, Instant)>,
 }
 
 /// A datagram of a handshake run ahead: (arrival, order sent, toward the
@@ -587,8 +587,8 @@ impl Simulator {
         let trace = (!background && cc.algorithm.is_vegas_cc()).then(Trace::default);
         let gate =
             (!background && self.scenario.handshake == Handshake::Ahead).then(StartGate::closed);
-        let cc = self.with_tick_phase(i, cc)?;
-        let alarm = HoldAlarm::new();
+        let (cc, holds) = self.with_tick_phase(i, cc)?;
+        let alarm = holds.then(HoldAlarm::new);
         let (client_addr, server_addr) = flow_addrs(i);
         self.flows.push(Flow {
             client: Endpoint {
@@ -608,7 +608,7 @@ impl Simulator {
                     &cc,
                     trace.clone(),
                     gate.clone(),
-                    Some(alarm.clone()),
+                    alarm.clone(),
                     true,
                 )
                 .with_context(|| format!("flow {i}: server config"))?,
@@ -643,33 +643,35 @@ impl Simulator {
             gate,
             handshake_counts: QuicheCounts::default(),
             alarm,
-            hold_end_ns: None,
+            hold_end: None,
         });
         self.schedule(start_ns, EventKind::Start { flow: i });
         Ok(i)
     }
 
-    /// `newreno`'s `tick_wait` without a `tick_phase_ms`: the phase of the
-    /// 500 ms clock is drawn per flow from the seed (its own stream), as a
-    /// host's clock ticks whenever it ticks.
-    fn with_tick_phase(&self, flow: usize, mut cc: CcSpec) -> Result<CcSpec> {
+    /// `newreno`'s `tick_wait`, which holds the sender (the flow then
+    /// needs a [`HoldAlarm`]: the bool). Without a `tick_phase_ms`, the
+    /// phase of the 500 ms clock is drawn per flow from the seed (its own
+    /// stream), as a host's clock ticks whenever it ticks.
+    fn with_tick_phase(&self, flow: usize, mut cc: CcSpec) -> Result<(CcSpec, bool)> {
         let ticking = cc
             .params
             .get("tick_wait")
             .is_some_and(|v| matches!(v.as_str(), "true" | "1" | "on" | "yes"));
         if !ticking || cc.params.contains_key("tick_phase_ms") {
-            return Ok(cc);
+            return Ok((cc, ticking));
         }
         let mut rng =
             ChaCha8Rng::seed_from_u64(sub_seed(sub_seed(self.scenario.seed, 6), flow as u64));
         let phase_ms: u64 = rng.gen_range(0..500);
         cc.params
             .insert("tick_phase_ms".into(), phase_ms.to_string());
-        Ok(CcSpec::new_for(
+        let cc = CcSpec::new_for(
             quiche_vegas::vegas_cc::spec::Driver::WakesAtHolds,
             cc.algorithm,
             cc.params,
-        )?)
+        )?;
+        Ok((cc, true))
     }
 
     /// Exponential inter-arrival gap of a Poisson process.
@@ -896,8 +898,12 @@ impl Simulator {
                 self.drive(flow, server, true)?
             }
             EventKind::HoldEnd { flow } => {
-                if self.flows[flow].hold_end_ns == Some(self.now) {
-                    self.flows[flow].hold_end_ns = None;
+                let f = &mut self.flows[flow];
+                if let Some((_, until)) = f.hold_end.filter(|(at, _)| *at == self.now) {
+                    f.hold_end = None;
+                    if let Some(alarm) = &f.alarm {
+                        alarm.release(until);
+                    }
                     self.drive(flow, true, false)?
                 }
             }
@@ -1288,11 +1294,11 @@ impl Simulator {
         if !server {
             let f = &mut self.flows[flow];
             f.request_flushed |= f.request_sent;
-        } else if let Some(until) = self.flows[flow].alarm.take() {
+        } else if let Some(until) = self.flows[flow].alarm.as_ref().and_then(HoldAlarm::take) {
             // The controller holds the sender; nothing in quiche wakes it
             // at the hold's end.
             let at = to_nanos(until.saturating_duration_since(self.base)).max(now);
-            self.flows[flow].hold_end_ns = Some(at);
+            self.flows[flow].hold_end = Some((at, until));
             self.schedule(at, EventKind::HoldEnd { flow });
         }
         self.arm_timer(flow, server)
