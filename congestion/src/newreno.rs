@@ -322,7 +322,8 @@ impl NewReno {
             return;
         }
         if self.hold_until.is_some_and(|until| now < until) {
-            // BSD's window becomes one segment when the timer fires.
+            // Until the timer fires, the window neither grows (BSD's
+            // becomes one segment then) nor leaves its recovery.
             return;
         }
         // A packet sent after the recovery start was acknowledged.
@@ -571,18 +572,20 @@ mod tests {
         cc.on_packet_sent(t0, &sent_packet(0, t0, 0));
         cc.on_ack_event(&event(t0 + RTT, &[acked_packet(0, t0)], &[]));
         assert_eq!(cc.bsd_timer.as_ref().unwrap().rxtcur_ticks(), 3);
-        cc.window.cwnd_bytes = 20 * MDS;
+        // Two losses of a 20-packet window: fast retransmit for the first
+        // (no wait), a coarse timeout for the second.
         let recovery = t0 + ms(200);
-        cc.on_ack_event(&event(recovery, &[], &[lost_packet(3, t0 + ms(150))]));
-        assert_eq!(cc.send_hold_until(), None, "fast retransmit does not wait");
-        // A second loss of the window: the partial ACK would have come one
-        // smoothed RTT after the recovery began (300 ms) and restarted the
-        // timer, which fires at the 3rd tick after: 1500 ms.
-        cc.on_ack_event(&event(
-            recovery + ms(50),
-            &[],
-            &[lost_packet(4, t0 + ms(160))],
-        ));
+        let lose_two = |cc: &mut NewReno| {
+            cc.window.cwnd_bytes = 20 * MDS;
+            cc.on_ack_event(&event(recovery, &[], &[lost_packet(3, t0 + ms(150))]));
+            assert_eq!(cc.send_hold_until(), None, "fast retransmit does not wait");
+            let second = [lost_packet(4, t0 + ms(160))];
+            cc.on_ack_event(&event(recovery + ms(50), &[], &second));
+        };
+        lose_two(&mut cc);
+        // The partial ACK would have come one smoothed RTT after the
+        // recovery began (300 ms) and restarted the timer, which fires at
+        // the 3rd tick after: 1500 ms.
         assert_eq!(cc.send_hold_until(), Some(t0 + ms(1500)));
         let holds: Vec<_> = std::iter::from_fn(|| cc.poll_event())
             .filter_map(|e| match e {
@@ -610,13 +613,7 @@ mod tests {
         assert_eq!(cc.cwnd_bytes(), 3 * MDS);
         // Without the tick, the same losses hold nothing.
         let mut cc = NewReno::new(NewRenoConfig::reno_1995()).unwrap();
-        cc.window.cwnd_bytes = 20 * MDS;
-        cc.on_ack_event(&event(recovery, &[], &[lost_packet(3, t0 + ms(150))]));
-        cc.on_ack_event(&event(
-            recovery + ms(50),
-            &[],
-            &[lost_packet(4, t0 + ms(160))],
-        ));
+        lose_two(&mut cc);
         assert_eq!(cc.send_hold_until(), None);
     }
 

@@ -965,19 +965,24 @@ pub fn build_for(
     max_datagram_size: usize,
 ) -> Result<Box<dyn crate::controller::Controller>, SpecError> {
     let controller = build_any(name, params, initial_cwnd_pkts, max_datagram_size)?;
-    if driver == Driver::EventsOnly && name == "newreno" {
-        if let Some(v) = params
-            .get("tick_wait")
-            .filter(|v| parse_bool("tick_wait", v) == Ok(true))
-        {
-            return Err(bad(
-                "tick_wait",
-                v,
-                "false here: the wait holds the sender until a 500 ms tick and only a driver that wakes it then can run it (vegas-lab's simulator scenarios can; a quiche or quinn event loop cannot)",
-            ));
-        }
+    if driver == Driver::EventsOnly && holds_sender(name, params) {
+        return Err(bad(
+            "tick_wait",
+            &params["tick_wait"],
+            "false here: the wait holds the sender until a 500 ms tick and only a driver that wakes it then can run it (vegas-lab's simulator scenarios can; a quiche or quinn event loop cannot)",
+        ));
     }
     Ok(controller)
+}
+
+/// Whether the controller `name` with `params` may hold the sender
+/// ([`crate::Controller::send_hold_until`]: `newreno`'s `tick_wait = true`),
+/// so that only a [`Driver::WakesAtHolds`] can run it.
+pub fn holds_sender(name: &str, params: &Params) -> bool {
+    name == "newreno"
+        && params
+            .get("tick_wait")
+            .is_some_and(|v| parse_bool("tick_wait", v) == Ok(true))
 }
 
 fn build_any(

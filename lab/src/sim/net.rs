@@ -654,10 +654,7 @@ impl Simulator {
     /// phase of the 500 ms clock is drawn per flow from the seed (its own
     /// stream), as a host's clock ticks whenever it ticks.
     fn with_tick_phase(&self, flow: usize, mut cc: CcSpec) -> Result<(CcSpec, bool)> {
-        let ticking = cc
-            .params
-            .get("tick_wait")
-            .is_some_and(|v| matches!(v.as_str(), "true" | "1" | "on" | "yes"));
+        let ticking = quiche_vegas::vegas_cc::spec::holds_sender(cc.algorithm.name(), &cc.params);
         if !ticking || cc.params.contains_key("tick_phase_ms") {
             return Ok((cc, ticking));
         }
