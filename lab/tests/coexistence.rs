@@ -4,6 +4,7 @@
 //! leaves, and alone, among family flows and in paper mode it never
 //! switches. `cargo xtask bench --coexist` measures the whole grid.
 
+use vegas_cc::vegas::coexist;
 use vegas_cc::vegas::CoexistMode;
 use vegas_cc::ControllerEvent;
 use vegas_lab::sim::report::series;
@@ -113,6 +114,64 @@ fn when_the_competitor_leaves_the_flow_is_back_at_its_small_queue_within_five_se
     assert!(utilization > 0.95, "utilization {utilization}");
     // Before the competitor arrived the flow was in delay mode.
     assert!(switches[0].at_s > 10.0, "{switches:?}");
+}
+
+#[test]
+fn a_return_in_renos_trough_is_undone_as_its_queue_grows_back() {
+    // 100 Mbit/s x 80 ms, one BDP of buffer (833 packets): after each
+    // overflow NewReno's halved window is about the pipe, and its queue
+    // grows back by a packet a round (a quarter of BaseRTT takes 20 s). A
+    // return test just after the overflow finds the queue empty.
+    let text = "name = \"coexist\"\nseed = 1\nduration = \"40s\"\n\
+                [bottleneck]\nrate = \"100Mbit/s\"\ndelay = \"40ms\"\nbuffer_pkts = 833\n\
+                [receiver]\nack_every_pkts = 2\nmax_ack_delay = \"25ms\"\n"
+        .to_string()
+        + &flow("vegas", 0, 40, "")
+        + &flow("newreno", 0, 40, "");
+    let (r, _) = simulate(&text);
+    // Measured: 0.03 while only a deep queue was evidence (the flow
+    // returned at 14 s and yielded in delay mode to the end), 0.39 now.
+    assert!(share(&r) > 0.3, "share {}", share(&r));
+    // A return undone between SHADOW_SETTLE and SHADOW_MEMORY later.
+    let (settle, memory) = (
+        coexist::SHADOW_SETTLE.as_secs_f64(),
+        coexist::SHADOW_MEMORY.as_secs_f64(),
+    );
+    let switches = &r.flows[0].mode_switches;
+    assert!(
+        switches.windows(2).any(|w| w[0].mode == "delay"
+            && w[1].mode == "competitive"
+            && (settle..=memory).contains(&(w[1].at_s - w[0].at_s))),
+        "{switches:?}"
+    );
+}
+
+#[test]
+fn two_family_flows_both_come_back_when_cubic_leaves() {
+    // Each family flow, just back, sees the other's queue while that one
+    // still competes: neither may take it for CUBIC's.
+    let text = path(60)
+        + &flow("vegas", 0, 60, "")
+        + &flow("vegas", 0, 60, "")
+        + &flow("cubic", 10, 30, "");
+    let (r, raw) = simulate(&text);
+    for f in &r.flows[..2] {
+        let switches = &f.mode_switches;
+        let last = switches.last().expect("the flow switched");
+        // Measured: back at 40.1 and 44.1 s.
+        assert_eq!(last.mode, "delay", "{switches:?}");
+        assert!(last.at_s < 46.0, "{switches:?}");
+    }
+    // The last ten seconds: the link full, two flows' alpha..beta queued.
+    let s = series(&raw);
+    let k = (50.0 / s.bin_s) as usize;
+    let tail = |v: &[f64]| v[k..].iter().sum::<f64>() / (v.len() - k) as f64;
+    let (queue, utilization) = (
+        tail(&s.bottleneck_queue_pkts),
+        tail(&s.bottleneck_utilization),
+    );
+    assert!(queue <= 7.0, "mean queue {queue}");
+    assert!(utilization > 0.95, "utilization {utilization}");
 }
 
 #[test]

@@ -36,7 +36,12 @@
 //!   of the previous one, switch to competitive mode if one was a loss or
 //!   the last left [`DEEP_QUEUE_FRACTION`] of BaseRTT queued; an effective
 //!   episode clears them. Within [`SHADOW_MEMORY`] of a return, one event
-//!   switches back.
+//!   switches back; from [`SHADOW_SETTLE`] on, an ineffective backoff also
+//!   counts at any queue of [`SHADOW_QUEUE_PKTS`] or more, and three of
+//!   them switch back: a return test that ran just after the other flow's
+//!   reduction found the queue empty, and the other flow's queue grows back
+//!   from nothing (at 100 Mbit/s x 80 ms a Reno's took 20 s to reach a
+//!   quarter of BaseRTT, the family flow yielding all the while).
 //! - **Competitive**. The window is CUBIC's (RFC 9438, [`CubicWindow`]), as
 //!   quiche runs it: starting as if CUBIC had lost a packet at the largest
 //!   window of the evidence run (the window we had before the other flow
@@ -124,6 +129,17 @@ pub const TAIL_ROUNDS: u32 = 2;
 /// and a few Vegas flows on a path of 100 packets or more keep less. Our
 /// choice (YeAH counts an RTT above 1/8 of BaseRTT as queued).
 pub const QUEUE_FRACTION: f64 = 0.25;
+
+/// Within [`SHADOW_MEMORY`] of a return, a backoff that left at least
+/// this many of our packets queued (at our own rate) and did not lower the
+/// queue by one is evidence, however shallow the queue: the same floor as
+/// an episode's start. Alone, the flow's own queue falls with its window.
+pub const SHADOW_QUEUE_PKTS: f64 = 2.0;
+
+/// Shallow evidence counts only this long after a return: family flows
+/// still competing have each run a return test by then (the longest
+/// interval without a loss), so the queue left is not theirs. Our choice.
+pub const SHADOW_SETTLE: Duration = Duration::from_secs(4);
 
 /// Without a congestive loss in the run, the queue left after the last
 /// ineffective backoff must be at least this fraction of BaseRTT: BBR in a
@@ -412,6 +428,16 @@ impl Coexistence {
                 .is_some_and(|(at, _, _)| now.saturating_duration_since(at) <= SHADOW_MEMORY)
     }
 
+    /// Within [`SHADOW_MEMORY`] of a return but after [`SHADOW_SETTLE`]:
+    /// a shallow queue our backoff does not lower is evidence.
+    fn shallow_evidence_counts(&self, now: Instant) -> bool {
+        self.competing.is_none()
+            && self.shadow.is_some_and(|(at, _, _)| {
+                let since = now.saturating_duration_since(at);
+                (SHADOW_SETTLE..=SHADOW_MEMORY).contains(&since)
+            })
+    }
+
     /// Forget everything (a new path, persistent congestion): delay mode.
     pub fn reset(&mut self) {
         *self = Coexistence::default();
@@ -478,10 +504,16 @@ impl Coexistence {
             return CoexistStep::Stay;
         }
         let drop_secs = queue_secs(episode.start_rtt, episode.min_rtt);
-        if drop_secs >= one_pkt
-            || queue_secs(episode.min_rtt, episode.base_rtt)
-                < QUEUE_FRACTION * episode.base_rtt.as_secs_f64()
-        {
+        // Settled after a return, any queue the backoff did not lower
+        // counts: the return test may have found the queue empty right
+        // after the other flow's reduction, and its queue then grows back
+        // from nothing. Otherwise only a deep one.
+        let gate_secs = if self.shallow_evidence_counts(obs.now) {
+            SHADOW_QUEUE_PKTS * one_pkt
+        } else {
+            QUEUE_FRACTION * episode.base_rtt.as_secs_f64()
+        };
+        if drop_secs >= one_pkt || queue_secs(episode.min_rtt, episode.base_rtt) < gate_secs {
             // The backoff lowered the queue: whoever shares it yields too.
             self.run.events = 0;
             self.run.base_rtt = None;
@@ -577,19 +609,23 @@ impl Coexistence {
         run.peak_cwnd_bytes = run.peak_cwnd_bytes.max(peak_cwnd_bytes);
         let base_rtt = run.base_rtt.map_or(base_rtt, |b| b.min(base_rtt));
         run.base_rtt = Some(base_rtt);
-        // Just back from competitive mode: the first evidence resumes it
-        // (a return test can find the queue empty right after the other
-        // flow's reduction).
-        let resumed = self
+        // Just back from competitive mode: the first deep evidence resumes
+        // it (a return test can find the queue empty right after the other
+        // flow's reduction); shallow evidence needs the whole run (family
+        // flows back together pass the queue between them for a while),
+        // but not a deep queue or a loss: the competitor was just here.
+        let just_back = self
             .shadow
             .is_some_and(|(at, _, _)| now.saturating_duration_since(at) <= SHADOW_MEMORY);
-        if !resumed {
+        let deep = queue_delay.as_secs_f64() >= QUEUE_FRACTION * base_rtt.as_secs_f64();
+        if !(just_back && deep) {
             if run.events < EVIDENCE_EVENTS {
                 return CoexistStep::Stay;
             }
             // A flow that fills the buffer makes it overflow, or (BBR in a
             // deep buffer) keeps a standing queue no few Vegas flows would.
-            if !run.loss_seen
+            if !just_back
+                && !run.loss_seen
                 && queue_delay.as_secs_f64() < DEEP_QUEUE_FRACTION * base_rtt.as_secs_f64()
             {
                 return CoexistStep::Stay;
@@ -1106,6 +1142,90 @@ mod tests {
             r.competitive_round(60.0),
             CoexistStep::TestDrain { .. }
         ));
+    }
+
+    /// A flow back in delay mode at a 42-packet window: its return test
+    /// found the queue empty.
+    fn returned() -> Replay {
+        let mut r = competing();
+        while !r.c.testing() {
+            r.competitive_round(90.0);
+        }
+        r.competitive_round(52.0);
+        r.competitive_round(40.5);
+        assert!(matches!(
+            r.competitive_round(40.2),
+            CoexistStep::Return { .. }
+        ));
+        r.cwnd_pkts = 42;
+        r
+    }
+
+    fn switched(steps: &[CoexistStep]) -> (usize, SwitchEvidence) {
+        match steps
+            .iter()
+            .find(|s| matches!(s, CoexistStep::Compete { .. }))
+        {
+            Some(&CoexistStep::Compete {
+                cwnd_bytes,
+                evidence,
+            }) => (cwnd_bytes, evidence),
+            _ => panic!("no switch back: {steps:?}"),
+        }
+    }
+
+    #[test]
+    fn just_back_a_deep_queue_the_backoff_does_not_lower_resumes_competing_at_once() {
+        // 12 ms, more than a quarter of BaseRTT, that four decreases do
+        // not lower.
+        let mut r = returned();
+        let (cwnd_bytes, evidence) = switched(&r.episode([52.0, 52.0, 52.5, 52.5, 53.0, 53.0]));
+        // The competitive window the flow left, 100 packets.
+        assert_eq!(cwnd_bytes, 100 * MDS);
+        assert_eq!(evidence.count, 1);
+        assert_eq!(r.c.mode(), CoexistMode::Competitive);
+    }
+
+    #[test]
+    fn just_back_a_shallow_queue_the_backoffs_do_not_lower_resumes_competing_after_the_settle() {
+        // The other flow's queue grows back after its reduction: 4 ms (four
+        // of our packets, a tenth of BaseRTT) that our decreases do not
+        // lower.
+        let shallow = [44.0, 44.0, 44.5, 44.5, 45.0, 45.0];
+        let mut r = returned();
+        // Before SHADOW_SETTLE it may be a family flow still competing:
+        // no evidence.
+        assert!(!competes(&r.episode(shallow)));
+        assert_eq!(r.c.run.events, 0);
+        r.now += SHADOW_SETTLE;
+        assert!(!competes(&r.episode(shallow)));
+        assert!(!competes(&r.episode(shallow)));
+        assert_eq!(r.c.run.events, 2);
+        // The third in a row resumes, without the deep queue or the loss a
+        // first switch needs: the competitor was just here.
+        let (cwnd_bytes, evidence) = switched(&r.episode(shallow));
+        assert_eq!(cwnd_bytes, 100 * MDS);
+        assert_eq!(evidence.count, 3);
+        assert_eq!(evidence.queue_delay, Duration::from_millis(4));
+        assert_eq!(r.c.mode(), CoexistMode::Competitive);
+    }
+
+    #[test]
+    fn just_back_our_own_queue_or_a_queue_under_two_packets_is_no_evidence() {
+        let mut r = returned();
+        r.now += SHADOW_SETTLE;
+        // Alone: each decrease lowers the RTT by one of our packets.
+        assert!(!competes(&r.episode([44.0, 43.0, 42.0, 41.0, 41.0, 41.0])));
+        // Under two of our packets (1.92 ms) left, though not lowered by one.
+        assert!(!competes(&r.episode([42.5, 42.0, 41.8, 41.8, 42.0, 42.0])));
+        assert_eq!(r.c.run.events, 0);
+        // A shallow queue is no evidence once SHADOW_MEMORY is over.
+        r.now += SHADOW_MEMORY;
+        for _ in 0..3 {
+            assert!(!competes(&r.episode([44.0, 44.0, 44.5, 44.5, 45.0, 45.0])));
+        }
+        assert_eq!(r.c.run.events, 0);
+        assert_eq!(r.c.mode(), CoexistMode::Delay);
     }
 
     #[test]
