@@ -592,6 +592,44 @@ the started-together cells and were chosen by these runs:
   minimum (without: no switch at 100 Mbit/s x 80 ms with half a BDP of
   buffer, share 0.009).
 
+### Just after a return
+
+A return test that runs just after the other flow's reduction finds the
+queue empty. The flow returned to delay mode and, while only a quarter of
+BaseRTT counted as evidence, yielded until the other flow's queue had
+grown back that far: beside NewReno at 100 Mbit/s x 80 ms with one BDP of
+buffer, from 14 s to the end of the run (share 0.03). Measured on the
+started-together grid (144 cells: `vegas`, `vegas-a` and `gallop-vegas`
+beside the four competitors; cells at 0.40 or more, the mean share, the
+family flows' retransmitted MB), and on two family flows beside a CUBIC
+flow from 10 s to 40 s of 60 s (the mean queue over the last 15 s;
+two flows' 2 x beta + 1 = 7 packets is back):
+
+| after a return | cells >= 0.40 | mean share | retransmitted MB | two family flows, queue after CUBIC left: vegas-a / gallop-vegas at 20 Mbit/s x 40 ms, gallop-vegas at 100 x 20 |
+|---|---|---|---|---|
+| only a quarter of BaseRTT queued is evidence (before) | 59 | 0.372 | 139 | 8.9 / 4.6 / 4.6 |
+| a backoff that leaves two of our packets queued and does not lower the queue by one is evidence, the first resumes the window left | 95 | 0.491 | 426 | 54.7 / 52.4 / 141.4 |
+| the same, resuming at CUBIC's reduction of that window, a new epoch | 59 | 0.383 | 65 | |
+| the same, resuming at that reduction, the window's CUBIC epoch kept | 87 | 0.475 | 426 | |
+| the first, with the test interval doubled after a return undone | 96 | 0.500 | 466 | |
+| the first, counted only from 4 s after the return | 77 | 0.412 | 185 | 37.8 / 23.8 / 5.0 |
+| **that, and three such events in a row** (chosen) | 68 | 0.394 | 164 | 25.6 / 4.6 / 10.2 |
+
+The variants with the most share lost the return: with the competitor
+gone, a family flow just back sees the queue of another that still
+competes until its next test, takes it for a loss-based flow's and
+resumes; the two stayed competitive to the end of the run. Each
+resumption also puts the window back into a full buffer (three times the
+retransmissions). Resuming lower kept the retransmissions down and lost
+the share. The chosen rule waits out one longest test interval (4 s), by
+when every family flow still competing has tested, and then asks for the
+whole run of three events, but not for the deep queue or the loss a
+first switch needs: the competitor was just there. It still costs two
+family flows some of their return (`vegas-a` at 20 Mbit/s, 25.6 packets
+queued against 8.9 before; `gallop-vegas` at 100 Mbit/s, 10.2 against
+4.6; `vegas` unchanged, 4.7 and 4.1; `lab/tests/coexistence.rs` checks
+two `vegas` flows).
+
 ### Fair shares among family flows
 
 Ten `vegas` flows started 1 s apart (`scenarios/scale-ten-flows.toml`)
