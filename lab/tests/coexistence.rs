@@ -47,6 +47,18 @@ fn share(r: &Report) -> f64 {
     a / (a + b)
 }
 
+/// The bottleneck's mean queue (packets) and utilization from `from_s` to
+/// the end of the run.
+fn bottleneck_from(raw: &vegas_lab::sim::SimResult, from_s: f64) -> (f64, f64) {
+    let s = series(raw);
+    let k = (from_s / s.bin_s) as usize;
+    let mean = |v: &[f64]| v[k..].iter().sum::<f64>() / (v.len() - k) as f64;
+    (
+        mean(&s.bottleneck_queue_pkts),
+        mean(&s.bottleneck_utilization),
+    )
+}
+
 #[test]
 fn beside_cubic_the_flow_competes_holds_its_share_and_records_why() {
     let text = path(40) + &flow("vegas", 0, 40, "") + &flow("cubic", 0, 40, "");
@@ -103,13 +115,7 @@ fn when_the_competitor_leaves_the_flow_is_back_at_its_small_queue_within_five_se
         .iter()
         .any(|s| s.mode == "competitive" && s.at_s > 10.0 && s.at_s < 20.0));
     // The last ten seconds: alone, the link full, the queue alpha..beta.
-    let s = series(&raw);
-    let k = (50.0 / s.bin_s) as usize;
-    let tail = |v: &[f64]| v[k..].iter().sum::<f64>() / (v.len() - k) as f64;
-    let (queue, utilization) = (
-        tail(&s.bottleneck_queue_pkts),
-        tail(&s.bottleneck_utilization),
-    );
+    let (queue, utilization) = bottleneck_from(&raw, 50.0);
     assert!(queue <= 4.0, "mean queue {queue}");
     assert!(utilization > 0.95, "utilization {utilization}");
     // Before the competitor arrived the flow was in delay mode.
@@ -163,13 +169,7 @@ fn two_family_flows_both_come_back_when_cubic_leaves() {
         assert!(last.at_s < 46.0, "{switches:?}");
     }
     // The last ten seconds: the link full, two flows' alpha..beta queued.
-    let s = series(&raw);
-    let k = (50.0 / s.bin_s) as usize;
-    let tail = |v: &[f64]| v[k..].iter().sum::<f64>() / (v.len() - k) as f64;
-    let (queue, utilization) = (
-        tail(&s.bottleneck_queue_pkts),
-        tail(&s.bottleneck_utilization),
-    );
+    let (queue, utilization) = bottleneck_from(&raw, 50.0);
     assert!(queue <= 7.0, "mean queue {queue}");
     assert!(utilization > 0.95, "utilization {utilization}");
 }
