@@ -130,10 +130,11 @@ pub const TAIL_ROUNDS: u32 = 2;
 /// choice (YeAH counts an RTT above 1/8 of BaseRTT as queued).
 pub const QUEUE_FRACTION: f64 = 0.25;
 
-/// Within [`SHADOW_MEMORY`] of a return, a backoff that left at least
-/// this many of our packets queued (at our own rate) and did not lower the
-/// queue by one is evidence, however shallow the queue: the same floor as
-/// an episode's start. Alone, the flow's own queue falls with its window.
+/// From [`SHADOW_SETTLE`] to [`SHADOW_MEMORY`] after a return, a backoff
+/// that left at least this many of our packets queued (at our own rate)
+/// and did not lower the queue by one is evidence, however shallow the
+/// queue. Our choice: the floor an episode's start needs; alone, the
+/// flow's own queue falls with its window.
 pub const SHADOW_QUEUE_PKTS: f64 = 2.0;
 
 /// Shallow evidence counts only this long after a return: family flows
@@ -422,20 +423,24 @@ impl Coexistence {
     /// mode: the competitor may still be there (a return test can find the
     /// queue empty right after its reduction).
     pub fn just_returned(&self, now: Instant) -> bool {
-        self.competing.is_none()
-            && self
-                .shadow
-                .is_some_and(|(at, _, _)| now.saturating_duration_since(at) <= SHADOW_MEMORY)
+        self.since_return(now)
+            .is_some_and(|since| since <= SHADOW_MEMORY)
     }
 
-    /// Within [`SHADOW_MEMORY`] of a return but after [`SHADOW_SETTLE`]:
-    /// a shallow queue our backoff does not lower is evidence.
+    /// From [`SHADOW_SETTLE`] to [`SHADOW_MEMORY`] after a return: a
+    /// shallow queue our backoff does not lower is evidence.
     fn shallow_evidence_counts(&self, now: Instant) -> bool {
-        self.competing.is_none()
-            && self.shadow.is_some_and(|(at, _, _)| {
-                let since = now.saturating_duration_since(at);
-                (SHADOW_SETTLE..=SHADOW_MEMORY).contains(&since)
-            })
+        self.since_return(now)
+            .is_some_and(|since| (SHADOW_SETTLE..=SHADOW_MEMORY).contains(&since))
+    }
+
+    /// Delay mode: how long ago the flow last returned from competitive
+    /// mode, if it ever did.
+    fn since_return(&self, now: Instant) -> Option<Duration> {
+        match (self.competing, self.shadow) {
+            (None, Some((at, _, _))) => Some(now.saturating_duration_since(at)),
+            _ => None,
+        }
     }
 
     /// Forget everything (a new path, persistent congestion): delay mode.
@@ -594,6 +599,7 @@ impl Coexistence {
         cwnd_bytes: usize,
         max_datagram_size: usize,
     ) -> CoexistStep {
+        let just_back = self.just_returned(now);
         let run = &mut self.run;
         let continues = run
             .last_event
@@ -614,9 +620,6 @@ impl Coexistence {
         // flow's reduction); shallow evidence needs the whole run (family
         // flows back together pass the queue between them for a while),
         // but not a deep queue or a loss: the competitor was just here.
-        let just_back = self
-            .shadow
-            .is_some_and(|(at, _, _)| now.saturating_duration_since(at) <= SHADOW_MEMORY);
         let deep = queue_delay.as_secs_f64() >= QUEUE_FRACTION * base_rtt.as_secs_f64();
         if !(just_back && deep) {
             if run.events < EVIDENCE_EVENTS {
@@ -930,6 +933,20 @@ mod tests {
         }
     }
 
+    /// The window and evidence of the switch among `steps`.
+    fn switched(steps: &[CoexistStep]) -> (usize, SwitchEvidence) {
+        match steps
+            .iter()
+            .find(|s| matches!(s, CoexistStep::Compete { .. }))
+        {
+            Some(&CoexistStep::Compete {
+                cwnd_bytes,
+                evidence,
+            }) => (cwnd_bytes, evidence),
+            _ => panic!("no switch: {steps:?}"),
+        }
+    }
+
     fn competes(steps: &[CoexistStep]) -> bool {
         steps
             .iter()
@@ -961,17 +978,7 @@ mod tests {
         let second = r.episode([82.0, 82.5, 83.0, 83.0, 83.5, 84.0]);
         assert!(!competes(&first) && !competes(&second));
         assert_eq!(r.c.run.events, 2);
-        let third = r.episode([84.0, 84.5, 85.0, 85.0, 85.5, 86.0]);
-        let Some(CoexistStep::Compete {
-            cwnd_bytes,
-            evidence,
-        }) = third
-            .iter()
-            .find(|s| matches!(s, CoexistStep::Compete { .. }))
-            .copied()
-        else {
-            panic!("no switch: {third:?}");
-        };
+        let (cwnd_bytes, evidence) = switched(&r.episode([84.0, 84.5, 85.0, 85.0, 85.5, 86.0]));
         // CUBIC after a loss at the largest window of the run, 120 packets.
         assert_eq!(cwnd_bytes, (120.0 * MDS as f64 * CUBIC_BETA) as usize);
         assert_eq!(evidence.count, 3);
@@ -1159,19 +1166,6 @@ mod tests {
         ));
         r.cwnd_pkts = 42;
         r
-    }
-
-    fn switched(steps: &[CoexistStep]) -> (usize, SwitchEvidence) {
-        match steps
-            .iter()
-            .find(|s| matches!(s, CoexistStep::Compete { .. }))
-        {
-            Some(&CoexistStep::Compete {
-                cwnd_bytes,
-                evidence,
-            }) => (cwnd_bytes, evidence),
-            _ => panic!("no switch back: {steps:?}"),
-        }
     }
 
     #[test]
