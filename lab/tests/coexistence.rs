@@ -153,6 +153,29 @@ fn a_return_in_renos_trough_is_undone_as_its_queue_grows_back() {
 }
 
 #[test]
+fn renos_halving_in_a_shallow_buffer_counts_as_the_loss_it_did_not_send_us() {
+    // 100 Mbit/s x 20 ms with half a BDP of buffer (104 packets): the
+    // queue never reaches three quarters of BaseRTT and the flow's small
+    // window loses nothing when Reno overflows the buffer; Reno's halving
+    // empties the queue every 3.5 s.
+    let text = "name = \"coexist\"\nseed = 1\nduration = \"40s\"\n\
+                [bottleneck]\nrate = \"100Mbit/s\"\ndelay = \"10ms\"\nbuffer_pkts = 104\n\
+                [receiver]\nack_every_pkts = 2\nmax_ack_delay = \"25ms\"\n"
+        .to_string()
+        + &flow("vegas", 0, 40, "")
+        + &flow("reno", 0, 40, "");
+    let (r, _) = simulate(&text);
+    // Measured: 0.09 and no switch while only our own losses counted,
+    // 0.46 now.
+    assert!(share(&r) > 0.3, "share {}", share(&r));
+    let switches = &r.flows[0].mode_switches;
+    assert!(
+        switches.first().is_some_and(|s| s.mode == "competitive"),
+        "{switches:?}"
+    );
+}
+
+#[test]
 fn two_family_flows_both_come_back_when_cubic_leaves() {
     // Each family flow, just back, sees the other's queue while that one
     // still competes: neither may take it for CUBIC's.

@@ -14,7 +14,7 @@
 //!
 //! Two modes, one struct owning their state ([`Coexistence`]):
 //!
-//! - **Delay** (Vegas as configured). Two kinds of evidence that someone
+//! - **Delay** (Vegas as configured). Three kinds of evidence that someone
 //!   else fills the buffer, each counted only while at least
 //!   [`QUEUE_FRACTION`] of the path's BaseRTT is queued (BaseRTT as the
 //!   lowest of the last [`PATH_BASE_MEMORY`]: the route check may have
@@ -30,7 +30,12 @@
 //!     queue holds or grows whatever we do;
 //!   - a *congestive loss*: a loss in congestion avoidance with the latest
 //!     RTT sample that far above BaseRTT: a random loss comes at whatever
-//!     queue Vegas keeps, an overflow at a full buffer.
+//!     queue Vegas keeps, an overflow at a full buffer;
+//!   - a *collapse* ([`super::collapse`]): that queue falling to half or
+//!     less within two rounds while our window held, the other flow's
+//!     multiplicative decrease. It counts as a congestive loss (the
+//!     overflow the other flow answered), and the backoff episode spanning
+//!     it is dropped: the queue it lowered was not ours.
 //!
 //!   [`EVIDENCE_EVENTS`] of them in a row, each within [`EVIDENCE_MEMORY`]
 //!   of the previous one, switch to competitive mode if one was a loss or
@@ -91,6 +96,7 @@
 use std::time::Duration;
 use std::time::Instant;
 
+use super::collapse::CollapseWatch;
 use crate::cubic::CubicWindow;
 use crate::cubic::CUBIC_BETA;
 use crate::events::Action;
@@ -282,6 +288,8 @@ struct EvidenceRun {
     loss_seen_now: bool,
     /// The last congestion-avoidance round: (RTT, the path's BaseRTT).
     last_round: Option<(Duration, Duration)>,
+    /// The other flow's reductions ([`super::collapse`]).
+    collapse: CollapseWatch,
 }
 
 /// A return test in progress.
@@ -470,6 +478,28 @@ impl Coexistence {
             min_cwnd_bytes: obs.cwnd_after_bytes,
             base_rtt: path_base,
         };
+        let one_pkt = packet_time(obs.actual_bytes_per_sec, obs.max_datagram_size).as_secs_f64();
+        if let Some(collapse) = self.run.collapse.on_round(
+            queue_secs(obs.round_rtt, path_base),
+            path_base,
+            obs.cwnd_before_bytes,
+            one_pkt,
+            obs.max_datagram_size,
+        ) {
+            // The other flow's reduction: a congestive loss it took for us.
+            // The backoff episode spanning it did not lower that queue.
+            self.run.episode = None;
+            self.run.loss_seen_now = true;
+            return self.evidence(
+                obs.now,
+                path_base,
+                obs.cwnd_before_bytes,
+                collapse.queue_before,
+                collapse.drop_secs,
+                obs.cwnd_before_bytes,
+                obs.max_datagram_size,
+            );
+        }
         let Some(episode) = &mut self.run.episode else {
             if backoff {
                 self.run.episode = Some(new_episode);
@@ -494,7 +524,6 @@ impl Coexistence {
         // goes on as a new episode from this round).
         let episode = *episode;
         self.run.episode = backoff.then_some(new_episode);
-        let one_pkt = packet_time(obs.actual_bytes_per_sec, obs.max_datagram_size).as_secs_f64();
         let start_queue = queue_secs(episode.start_rtt, episode.base_rtt);
         let cut_bytes = episode
             .start_cwnd_bytes

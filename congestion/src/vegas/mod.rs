@@ -169,6 +169,7 @@ use queue_watch::QueueWatch;
 
 mod avoidance;
 pub mod coexist;
+pub mod collapse;
 mod config;
 mod drain;
 pub mod fair_share;

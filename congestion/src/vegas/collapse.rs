@@ -1,0 +1,167 @@
+//! A queue collapse that no backoff of ours explains (not in the papers):
+//! the other flow's multiplicative decrease, seen from outside.
+//!
+//! A loss-based flow answers an overflow by cutting its window (Reno and
+//! NewReno by half, CUBIC by 30%): the queue it held drains within a round,
+//! whether or not our own packets were lost. In a shallow buffer a Vegas
+//! flow beside it holds so small a window that it rarely loses a packet
+//! when the buffer overflows, and the other flow's queue never reaches the
+//! depth that stands in for a loss ([`super::coexist`]): beside Reno with
+//! half a BDP of buffer the flow yielded for the whole run (share 0.08 to
+//! 0.10). Vegas flows do not make the queue collapse: each holds alpha..beta
+//! packets and lowers its window one packet per round. [`CollapseWatch`]
+//! looks for a queue of at least a quarter of BaseRTT that falls to half or
+//! less within [`COLLAPSE_ROUNDS`] rounds while our window was not cut by
+//! enough to explain it; coexistence counts it as a congestive loss.
+
+use std::time::Duration;
+
+use super::coexist::QUEUE_FRACTION;
+
+/// The queue must fall to this fraction of its depth: Reno's and NewReno's
+/// halving (Jacobson 1988, RFC 5681 3.1), CUBIC's 0.7 (RFC 9438 4.6) of a
+/// window that holds a full buffer leave at most half the queue. Our
+/// choice.
+pub const COLLAPSE_FRACTION: f64 = 0.5;
+
+/// The rounds before the current one whose queue is compared with it: the
+/// other flow's reduction drains the queue in under a round (its window
+/// falls at once), and a round's RTT may straddle it.
+pub const COLLAPSE_ROUNDS: usize = 2;
+
+/// Rounds of our own window kept: a cut shows in the RTTs of the round
+/// after the next (the ACK clock and pacing lag a round), so the window of
+/// one round more than the queue's is compared.
+const WINDOW_ROUNDS: usize = COLLAPSE_ROUNDS + 1;
+
+/// What a collapse measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Collapse {
+    /// The deepest queueing delay of the rounds before it.
+    pub queue_before: Duration,
+    /// How far it fell, in seconds.
+    pub drop_secs: f64,
+}
+
+/// One delay-mode round, as the watch keeps it.
+#[derive(Clone, Copy, Debug)]
+struct Round {
+    queue_secs: f64,
+    cwnd_bytes: usize,
+}
+
+/// The last rounds' queue and window (module documentation).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CollapseWatch {
+    /// Newest last.
+    rounds: [Option<Round>; WINDOW_ROUNDS],
+}
+
+impl CollapseWatch {
+    /// A congestion-avoidance round in delay mode: its queueing delay (RTT
+    /// minus the path's BaseRTT, in seconds), that BaseRTT, the window the
+    /// round started with, and the time one of our packets takes at our
+    /// own rate (an upper bound on how far a one-packet cut of ours lowers
+    /// the queue). Some when the queue collapsed; the rounds before it are
+    /// then forgotten, so that one collapse counts once.
+    pub fn on_round(
+        &mut self,
+        queue_secs: f64,
+        base_rtt: Duration,
+        cwnd_bytes: usize,
+        one_pkt_secs: f64,
+        max_datagram_size: usize,
+    ) -> Option<Collapse> {
+        let before = self.rounds[WINDOW_ROUNDS - COLLAPSE_ROUNDS..]
+            .iter()
+            .flatten()
+            .map(|r| r.queue_secs)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let peak_cwnd_bytes = self
+            .rounds
+            .iter()
+            .flatten()
+            .map(|r| r.cwnd_bytes)
+            .max()
+            .unwrap_or(cwnd_bytes);
+        self.rounds.rotate_left(1);
+        self.rounds[WINDOW_ROUNDS - 1] = Some(Round {
+            queue_secs,
+            cwnd_bytes,
+        });
+        if before < QUEUE_FRACTION * base_rtt.as_secs_f64()
+            || queue_secs > COLLAPSE_FRACTION * before
+        {
+            return None;
+        }
+        let drop_secs = before - queue_secs;
+        let cut_pkts =
+            peak_cwnd_bytes.saturating_sub(cwnd_bytes) as f64 / max_datagram_size.max(1) as f64;
+        if cut_pkts * one_pkt_secs >= COLLAPSE_FRACTION * drop_secs {
+            // Our own cut could have drained that much.
+            return None;
+        }
+        *self = CollapseWatch::default();
+        Some(Collapse {
+            queue_before: Duration::from_secs_f64(before),
+            drop_secs,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MDS: usize = 1200;
+    const BASE: Duration = Duration::from_millis(20);
+
+    /// Rounds of (queue ms, window packets) at one packet per `one_pkt_ms`;
+    /// the index of each collapse found.
+    fn replay(rounds: &[(f64, usize)], one_pkt_ms: f64) -> Vec<usize> {
+        let mut watch = CollapseWatch::default();
+        rounds
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &(queue_ms, cwnd_pkts))| {
+                watch
+                    .on_round(queue_ms / 1e3, BASE, cwnd_pkts * MDS, one_pkt_ms / 1e3, MDS)
+                    .map(|_| i)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn renos_halving_beside_a_small_window_is_a_collapse() {
+        // Measured beside Reno at 100 Mbit/s x 20 ms with half a BDP of
+        // buffer: the queue grows to 7.4 ms (a third of BaseRTT) while our
+        // window falls to 9 packets, then Reno halves and it is gone.
+        let rounds = [
+            (6.6, 10),
+            (6.9, 10),
+            (7.2, 9),
+            (7.4, 9),
+            (0.0, 9),
+            (0.0, 10),
+        ];
+        assert_eq!(replay(&rounds, 2.7), vec![4]);
+        // Straddling two rounds, once.
+        let rounds = [(7.2, 9), (7.4, 9), (4.5, 9), (0.1, 9), (0.0, 10)];
+        assert_eq!(replay(&rounds, 2.7), vec![3]);
+    }
+
+    #[test]
+    fn a_shallow_queue_a_partial_fall_or_our_own_drain_is_not() {
+        // A queue under a quarter of BaseRTT (Vegas's own alpha..beta).
+        assert!(replay(&[(4.0, 40), (4.0, 40), (0.0, 40)], 0.5).is_empty());
+        // The queue fell by a third, not to half.
+        assert!(replay(&[(8.0, 10), (8.0, 10), (5.5, 10)], 2.0).is_empty());
+        // Our BaseRTT drain: 30 packets cut at 0.5 ms each empty 10 ms.
+        assert!(replay(&[(10.0, 60), (10.0, 60), (10.0, 30), (0.0, 30)], 0.5).is_empty());
+        // The same fall with our window held is a collapse.
+        assert_eq!(
+            replay(&[(10.0, 60), (10.0, 60), (10.0, 60), (0.0, 60)], 0.5),
+            vec![3]
+        );
+    }
+}
