@@ -75,6 +75,41 @@ impl CoexistMode {
     }
 }
 
+/// What completed the evidence behind a mode switch
+/// ([`crate::vegas::coexist`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SwitchTrigger {
+    /// To competitive: a backoff episode that did not lower the queue.
+    IneffectiveBackoff,
+    /// To competitive: a loss in congestion avoidance at a deep queue.
+    CongestiveLoss,
+    /// To competitive: the queue collapsed while our window held, the
+    /// other flow's reduction ([`crate::vegas::collapse`]).
+    QueueCollapse,
+    /// To delay: a return test found the queue empty.
+    EmptyQueue,
+    /// To delay: return tests kept finding the same floor (a longer path,
+    /// not a queue).
+    LongerPath,
+    /// To delay: the mechanism was reset (a new path, persistent
+    /// congestion).
+    Reset,
+}
+
+impl SwitchTrigger {
+    /// The snake_case name the qlog events use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SwitchTrigger::IneffectiveBackoff => "ineffective_backoff",
+            SwitchTrigger::CongestiveLoss => "congestive_loss",
+            SwitchTrigger::QueueCollapse => "queue_collapse",
+            SwitchTrigger::EmptyQueue => "empty_queue",
+            SwitchTrigger::LongerPath => "longer_path",
+            SwitchTrigger::Reset => "reset",
+        }
+    }
+}
+
 /// One per-RTT decision of a Vegas-family controller (Brakmo & Peterson,
 /// section III-B): everything needed to redraw the paper's CAM graph.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -227,15 +262,19 @@ pub enum ControllerEvent {
         now: Instant,
         /// The mode from now on.
         mode: CoexistMode,
-        /// To competitive: ineffective backoff episodes in the run; to
-        /// delay: return tests made in competitive mode.
+        /// To competitive: evidence events in the run (ineffective
+        /// backoffs, congestive losses, queue collapses); to delay: return
+        /// tests made in competitive mode.
         evidence_count: u32,
+        /// The event that completed the evidence.
+        trigger: SwitchTrigger,
         /// The queueing delay the last episode or test measured.
         queue_delay: Duration,
         /// The BaseRTT it is measured from.
         base_rtt: Duration,
         /// To competitive: how far the last backoff lowered the RTT, in
-        /// seconds (negative: it rose); to delay: the test's tolerance.
+        /// seconds (negative: it rose; 0 for a loss; how far the queue fell
+        /// for a collapse); to delay: the test's tolerance.
         rtt_change_secs: f64,
         /// Congestion window before the switch, in bytes.
         cwnd_before_bytes: usize,

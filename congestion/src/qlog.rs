@@ -109,6 +109,7 @@ pub fn to_json_event(event: &ControllerEvent) -> (Instant, JsonEvent) {
             now,
             mode,
             evidence_count,
+            trigger,
             queue_delay,
             base_rtt,
             rtt_change_secs,
@@ -120,6 +121,7 @@ pub fn to_json_event(event: &ControllerEvent) -> (Instant, JsonEvent) {
             json!({
                 "mode": mode.as_str(),
                 "evidence_count": evidence_count,
+                "trigger": trigger.as_str(),
                 "queue_delay_ms": ms(queue_delay),
                 "base_rtt_ms": ms(base_rtt),
                 "rtt_change_ms": rtt_change_secs * 1e3,

@@ -164,15 +164,21 @@ fn renos_halving_in_a_shallow_buffer_counts_as_the_loss_it_did_not_send_us() {
         .to_string()
         + &flow("vegas", 0, 40, "")
         + &flow("reno", 0, 40, "");
-    let (r, _) = simulate(&text);
+    let (r, raw) = simulate(&text);
     // Measured: 0.09 and no switch while only our own losses counted,
     // 0.46 now.
     assert!(share(&r) > 0.3, "share {}", share(&r));
-    let switches = &r.flows[0].mode_switches;
-    assert!(
-        switches.first().is_some_and(|s| s.mode == "competitive"),
-        "{switches:?}"
-    );
+    // The first switch says a collapse completed its evidence.
+    let trace = raw.flows[0].trace.as_ref().expect("a vegas-cc trace");
+    let trigger = trace.events.iter().find_map(|e| match e {
+        ControllerEvent::ModeChange {
+            mode: CoexistMode::Competitive,
+            trigger,
+            ..
+        } => Some(*trigger),
+        _ => None,
+    });
+    assert_eq!(trigger, Some(coexist::SwitchTrigger::QueueCollapse));
 }
 
 #[test]

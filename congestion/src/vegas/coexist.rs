@@ -102,6 +102,7 @@ use crate::cubic::CUBIC_BETA;
 use crate::events::Action;
 // Defined with the decision records that carry it (`ModeChange`).
 pub use crate::events::CoexistMode;
+pub use crate::events::SwitchTrigger;
 
 /// Evidence events in a row that switch to competitive mode. A route
 /// change gives one (the drain finds the longer path), a newcomer's slow
@@ -212,13 +213,16 @@ pub struct SwitchEvidence {
     /// Evidence events in the run (to competitive), or return tests in
     /// competitive mode (to delay).
     pub count: u32,
+    /// The event that completed it.
+    pub trigger: SwitchTrigger,
     /// The queueing delay the last event or test measured: its RTT minus
     /// BaseRTT.
     pub queue_delay: Duration,
     /// BaseRTT the queueing delay is measured from.
     pub base_rtt: Duration,
     /// How far the last backoff lowered the RTT, in seconds (negative: it
-    /// rose; 0 for a loss), or the test's tolerance.
+    /// rose; 0 for a loss; how far it fell for a collapse), or the test's
+    /// tolerance.
     pub rtt_change_secs: f64,
 }
 
@@ -492,6 +496,7 @@ impl Coexistence {
             self.run.loss_seen_now = true;
             return self.evidence(
                 obs.now,
+                SwitchTrigger::QueueCollapse,
                 path_base,
                 obs.cwnd_before_bytes,
                 collapse.queue_before,
@@ -559,6 +564,7 @@ impl Coexistence {
             .saturating_sub(self.run.base_rtt.unwrap_or(episode.base_rtt));
         self.evidence(
             obs.now,
+            SwitchTrigger::IneffectiveBackoff,
             episode.base_rtt,
             episode.start_cwnd_bytes,
             queue_delay,
@@ -606,6 +612,7 @@ impl Coexistence {
         self.run.loss_seen_now = true;
         self.evidence(
             now,
+            SwitchTrigger::CongestiveLoss,
             base_rtt,
             cwnd_bytes,
             queue,
@@ -621,6 +628,7 @@ impl Coexistence {
     fn evidence(
         &mut self,
         now: Instant,
+        trigger: SwitchTrigger,
         base_rtt: Duration,
         peak_cwnd_bytes: usize,
         queue_delay: Duration,
@@ -676,6 +684,7 @@ impl Coexistence {
         }
         let evidence = SwitchEvidence {
             count: run.events,
+            trigger,
             queue_delay,
             base_rtt,
             rtt_change_secs,
@@ -743,6 +752,11 @@ impl Coexistence {
             if queue_delay <= tolerance || same_floor >= STALE_BASE_TESTS {
                 let evidence = SwitchEvidence {
                     count: competing.tests,
+                    trigger: if queue_delay <= tolerance {
+                        SwitchTrigger::EmptyQueue
+                    } else {
+                        SwitchTrigger::LongerPath
+                    },
                     queue_delay,
                     base_rtt: competing.base_rtt,
                     rtt_change_secs: tolerance.as_secs_f64(),
@@ -1013,7 +1027,30 @@ mod tests {
         assert_eq!(evidence.count, 3);
         assert_eq!(evidence.base_rtt, BASE);
         assert!(evidence.rtt_change_secs < 0.0, "the RTT rose: {evidence:?}");
+        assert_eq!(evidence.trigger, SwitchTrigger::IneffectiveBackoff);
         assert_eq!(r.c.mode(), CoexistMode::Competitive);
+    }
+
+    #[test]
+    fn three_collapses_of_a_queue_our_window_held_switch() {
+        // Reno in a shallow buffer: its queue grows to a third of BaseRTT
+        // while our window holds, then its halving empties it.
+        let mut r = Replay::new();
+        for cycle in 0..3 {
+            for queue_ms in [10.0, 12.0, 13.5] {
+                assert_eq!(r.round(40.0 + queue_ms, Action::Hold), CoexistStep::Stay);
+            }
+            let step = r.round(40.3, Action::Hold);
+            if cycle < 2 {
+                assert_eq!(step, CoexistStep::Stay, "cycle {cycle}");
+                assert_eq!(r.c.run.events, cycle + 1);
+            } else {
+                let (_, evidence) = switched(&[step]);
+                assert_eq!(evidence.trigger, SwitchTrigger::QueueCollapse);
+                assert_eq!(evidence.count, 3);
+                assert_eq!(evidence.queue_delay, Duration::from_micros(13_500));
+            }
+        }
     }
 
     #[test]
@@ -1028,7 +1065,8 @@ mod tests {
         // overflowed, so someone fills it.
         let step =
             r.c.on_delay_loss(r.now, Duration::from_millis(61), 95 * MDS, MDS);
-        assert!(matches!(step, CoexistStep::Compete { .. }), "{step:?}");
+        let (_, evidence) = switched(&[step]);
+        assert_eq!(evidence.trigger, SwitchTrigger::CongestiveLoss);
     }
 
     #[test]
@@ -1095,6 +1133,7 @@ mod tests {
         };
         assert_eq!(cwnd_bytes, (RATE_BYTES_PER_SEC * 0.040) as usize);
         assert!(evidence.queue_delay <= Duration::from_millis(1));
+        assert_eq!(evidence.trigger, SwitchTrigger::EmptyQueue);
         assert_eq!(r.c.mode(), CoexistMode::Delay);
         // Just returned for SHADOW_MEMORY, then not.
         assert!(r.c.just_returned(r.now));

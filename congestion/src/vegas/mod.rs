@@ -185,6 +185,7 @@ use coexist::CoexistStep;
 pub use coexist::Coexistence;
 use coexist::RoundObservation;
 use coexist::SwitchEvidence;
+pub use coexist::SwitchTrigger;
 pub use config::*;
 use drain::BaseRttDrain;
 use drain::DrainInputs;
@@ -749,6 +750,7 @@ impl Vegas {
         if was_competing {
             let evidence = SwitchEvidence {
                 count: 0,
+                trigger: SwitchTrigger::Reset,
                 queue_delay: Duration::ZERO,
                 base_rtt: self.sampler.base_rtt().unwrap_or(Duration::ZERO),
                 rtt_change_secs: 0.0,

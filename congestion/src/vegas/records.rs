@@ -83,6 +83,7 @@ impl Vegas {
             now,
             mode,
             evidence_count: evidence.count,
+            trigger: evidence.trigger,
             queue_delay: evidence.queue_delay,
             base_rtt: evidence.base_rtt,
             rtt_change_secs: evidence.rtt_change_secs,
