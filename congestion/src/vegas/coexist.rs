@@ -33,7 +33,8 @@
 //!     queue Vegas keeps, an overflow at a full buffer;
 //!   - a *collapse* ([`super::collapse`]): that queue falling to half or
 //!     less within two rounds while our window held, the other flow's
-//!     multiplicative decrease. It counts as a congestive loss (the
+//!     multiplicative decrease (not on a path that holds ACKs, where a
+//!     round's RTT swings by the hold). It counts as a congestive loss (the
 //!     overflow the other flow answered), and the backoff episode spanning
 //!     it is dropped: the queue it lowered was not ours.
 //!
@@ -205,6 +206,9 @@ pub struct RoundObservation {
     pub cwnd_after_bytes: usize,
     /// The path's maximum datagram size, in bytes.
     pub max_datagram_size: usize,
+    /// The round's RTT was read from the ACK-aggregation hold bounds
+    /// (`RoundSample::hold_bounded`): the path holds ACKs.
+    pub rtt_from_hold_bounds: bool,
 }
 
 /// The evidence behind a switch (the decision record's fields).
@@ -484,6 +488,8 @@ impl Coexistence {
         };
         let one_pkt = packet_time(obs.actual_bytes_per_sec, obs.max_datagram_size).as_secs_f64();
         if let Some(collapse) = self.run.collapse.on_round(
+            obs.now,
+            obs.rtt_from_hold_bounds,
             queue_secs(obs.round_rtt, path_base),
             path_base,
             obs.cwnd_before_bytes,
@@ -934,6 +940,7 @@ mod tests {
                     _ => self.cwnd_pkts * MDS,
                 },
                 max_datagram_size: MDS,
+                rtt_from_hold_bounds: false,
             }
         }
 

@@ -15,8 +15,10 @@
 //! enough to explain it; coexistence counts it as a congestive loss.
 
 use std::time::Duration;
+use std::time::Instant;
 
 use super::coexist::QUEUE_FRACTION;
+use crate::sampler::AGGREGATION_MEMORY;
 
 /// The queue must fall to this fraction of its depth: Reno's and NewReno's
 /// halving (Jacobson 1988, RFC 5681 3.1), CUBIC's 0.7 (RFC 9438 4.6) of a
@@ -55,6 +57,8 @@ struct Round {
 pub struct CollapseWatch {
     /// Newest last.
     rounds: [Option<Round>; WINDOW_ROUNDS],
+    /// The last round whose RTT came from the ACK-aggregation hold bounds.
+    last_hold_bounded: Option<Instant>,
 }
 
 impl CollapseWatch {
@@ -64,8 +68,17 @@ impl CollapseWatch {
     /// own rate (an upper bound on how far a one-packet cut of ours lowers
     /// the queue). Some when the queue collapsed; the rounds before it are
     /// then forgotten, so that one collapse counts once.
+    ///
+    /// Nothing counts within [`AGGREGATION_MEMORY`] of a round whose RTT
+    /// came from the hold bounds (`rtt_from_hold_bounds`): where the path
+    /// holds ACKs a round's RTT swings by the hold, tens of milliseconds
+    /// (Vegas-A alone with 20 ms of ACK aggregation at 10 Mbit/s x 40 ms
+    /// switched on such swings).
+    #[allow(clippy::too_many_arguments)]
     pub fn on_round(
         &mut self,
+        now: Instant,
+        rtt_from_hold_bounds: bool,
         queue_secs: f64,
         base_rtt: Duration,
         cwnd_bytes: usize,
@@ -77,31 +90,43 @@ impl CollapseWatch {
             .flatten()
             .map(|r| r.queue_secs)
             .fold(f64::NEG_INFINITY, f64::max);
-        let peak_cwnd_bytes = self
+        // Our largest cut over the rounds kept and this one (a BaseRTT
+        // drain may be over, the window restored, before its RTTs show).
+        let (_, cut_bytes) = self
             .rounds
             .iter()
             .flatten()
             .map(|r| r.cwnd_bytes)
-            .max()
-            .unwrap_or(cwnd_bytes);
+            .chain([cwnd_bytes])
+            .fold((0, 0), |(peak, cut): (usize, usize), w| {
+                (peak.max(w), cut.max(peak.saturating_sub(w)))
+            });
         self.rounds.rotate_left(1);
         self.rounds[WINDOW_ROUNDS - 1] = Some(Round {
             queue_secs,
             cwnd_bytes,
         });
+        if rtt_from_hold_bounds {
+            self.last_hold_bounded = Some(now);
+        }
+        if self
+            .last_hold_bounded
+            .is_some_and(|at| now.saturating_duration_since(at) <= AGGREGATION_MEMORY)
+        {
+            return None;
+        }
         if before < QUEUE_FRACTION * base_rtt.as_secs_f64()
             || queue_secs > COLLAPSE_FRACTION * before
         {
             return None;
         }
         let drop_secs = before - queue_secs;
-        let cut_pkts =
-            peak_cwnd_bytes.saturating_sub(cwnd_bytes) as f64 / max_datagram_size.max(1) as f64;
+        let cut_pkts = cut_bytes as f64 / max_datagram_size.max(1) as f64;
         if cut_pkts * one_pkt_secs >= COLLAPSE_FRACTION * drop_secs {
             // Our own cut could have drained that much.
             return None;
         }
-        *self = CollapseWatch::default();
+        self.rounds = Default::default();
         Some(Collapse {
             queue_before: Duration::from_secs_f64(before),
             drop_secs,
@@ -119,13 +144,30 @@ mod tests {
     /// Rounds of (queue ms, window packets) at one packet per `one_pkt_ms`;
     /// the index of each collapse found.
     fn replay(rounds: &[(f64, usize)], one_pkt_ms: f64) -> Vec<usize> {
+        replay_held(rounds, one_pkt_ms, &[])
+    }
+
+    /// The same, the rounds at the indices in `held` read from the hold
+    /// bounds; each round BaseRTT plus its queue long.
+    fn replay_held(rounds: &[(f64, usize)], one_pkt_ms: f64, held: &[usize]) -> Vec<usize> {
         let mut watch = CollapseWatch::default();
+        let mut now = Instant::now();
         rounds
             .iter()
             .enumerate()
             .filter_map(|(i, &(queue_ms, cwnd_pkts))| {
+                now += BASE + Duration::from_secs_f64(queue_ms / 1e3);
+                let one_pkt_secs = one_pkt_ms / 1e3;
                 watch
-                    .on_round(queue_ms / 1e3, BASE, cwnd_pkts * MDS, one_pkt_ms / 1e3, MDS)
+                    .on_round(
+                        now,
+                        held.contains(&i),
+                        queue_ms / 1e3,
+                        BASE,
+                        cwnd_pkts * MDS,
+                        one_pkt_secs,
+                        MDS,
+                    )
                     .map(|_| i)
             })
             .collect()
@@ -156,12 +198,17 @@ mod tests {
         assert!(replay(&[(4.0, 40), (4.0, 40), (0.0, 40)], 0.5).is_empty());
         // The queue fell by a third, not to half.
         assert!(replay(&[(8.0, 10), (8.0, 10), (5.5, 10)], 2.0).is_empty());
-        // Our BaseRTT drain: 30 packets cut at 0.5 ms each empty 10 ms.
+        // Our BaseRTT drain: 30 packets cut at 0.5 ms each empty 10 ms,
+        // whether or not the window is back when the RTT shows it.
         assert!(replay(&[(10.0, 60), (10.0, 60), (10.0, 30), (0.0, 30)], 0.5).is_empty());
+        assert!(replay(&[(10.0, 60), (10.0, 30), (10.0, 30), (0.0, 60)], 0.5).is_empty());
         // The same fall with our window held is a collapse.
-        assert_eq!(
-            replay(&[(10.0, 60), (10.0, 60), (10.0, 60), (0.0, 60)], 0.5),
-            vec![3]
-        );
+        let held_window = [(10.0, 60), (10.0, 60), (10.0, 60), (0.0, 60)];
+        assert_eq!(replay(&held_window, 0.5), vec![3]);
+        // Not where the path held ACKs within AGGREGATION_MEMORY.
+        assert!(replay_held(&held_window, 0.5, &[0]).is_empty());
+        let mut after_memory = vec![(0.0, 60); 600];
+        after_memory.extend(held_window);
+        assert_eq!(replay_held(&after_memory, 0.5, &[0]), vec![603]);
     }
 }

@@ -527,7 +527,15 @@ impl Vegas {
         self.drain.on_decision(action, self.round_start_cwnd_bytes);
         let cwnd_before_bytes = self.round_start_cwnd_bytes;
         self.record_decision(now, round, round_rtt, &diff, action, judged);
-        self.coexist_round(now, round_rtt, &diff, action, judged, cwnd_before_bytes);
+        self.coexist_round(
+            now,
+            round_rtt,
+            &diff,
+            action,
+            judged,
+            cwnd_before_bytes,
+            round.hold_bounded,
+        );
     }
 
     /// The window was not in use: nothing to learn, nothing decided. The
@@ -595,6 +603,7 @@ impl Vegas {
     /// Coexistence's look at a delay-mode round judged in congestion
     /// avoidance ([`coexist`]): enough evidence of a buffer-filling flow
     /// starts competing.
+    #[allow(clippy::too_many_arguments)]
     fn coexist_round(
         &mut self,
         now: Instant,
@@ -603,9 +612,13 @@ impl Vegas {
         action: Action,
         judged: Judged,
         cwnd_before_bytes: usize,
+        rtt_from_hold_bounds: bool,
     ) {
         if self.config.coexist && judged.phase == Phase::CongestionAvoidance {
-            let obs = self.observation(now, round_rtt, diff, action, cwnd_before_bytes);
+            let obs = RoundObservation {
+                rtt_from_hold_bounds,
+                ..self.observation(now, round_rtt, diff, action, cwnd_before_bytes)
+            };
             if let CoexistStep::Compete {
                 cwnd_bytes,
                 evidence,
@@ -671,6 +684,7 @@ impl Vegas {
             cwnd_before_bytes,
             cwnd_after_bytes: self.window.cwnd_bytes,
             max_datagram_size: self.window.max_datagram_size,
+            rtt_from_hold_bounds: false,
         }
     }
 
