@@ -630,6 +630,44 @@ queued against 8.9 before; `gallop-vegas` at 100 Mbit/s, 10.2 against
 4.6; `vegas` unchanged, 4.7 and 4.1; `lab/tests/coexistence.rs` checks
 two `vegas` flows).
 
+### The other flow's reduction
+
+In a shallow buffer the family flow's window is so small that it rarely
+loses a packet when the other flow overflows the buffer, and the queue
+never reaches the three quarters of BaseRTT that stand in for a loss:
+beside Reno at 100 Mbit/s x 20 ms with half a BDP of buffer the flow never
+switched (share 0.09). What it does see is the other flow's answer to the
+overflow: a queue of a quarter of BaseRTT or more that empties within two
+rounds while our window held (Reno halves; BBR drains for its minimum
+RTT). Vegas flows do not do that: each holds alpha..beta packets and gives
+way a packet a round. Measured on the started-together grid (144 cells:
+`vegas`, `vegas-a` and `gallop-vegas` beside the four competitors; cells at
+0.40 or more, the mean share, the family flows' retransmitted MB) and on
+the false-alarm cells of this benchmark:
+
+| the other flow's reduction | cells >= 0.40 | mean share | retransmitted MB | false alarms |
+|---|---|---|---|---|
+| not evidence (before) | 68 | 0.394 | 164 | none |
+| a queue of a quarter of BaseRTT falling to half or less within two rounds, our window not cut by more than could explain half the fall: a congestive loss | 89 | 0.449 | 187 | `vegas-a` with 20 ms of ACK aggregation (ACK every 1 and 2): 3.6 and 7.3 s competitive |
+| the same with any fall of a quarter of BaseRTT (CUBIC's 0.7 in a deep buffer leaves more than half the queue) | 88 | 0.450 | 187 | |
+| the first, and after it any queue of two of our packets that a backoff does not lower is evidence (as just after a return) | 90 | 0.457 | 191 | |
+| the first, our cut read as the largest dip of the window over the rounds (a BaseRTT drain may be over before its RTTs show), and nothing within 300 ms of a round whose RTT came from the ACK-aggregation hold bounds | | | | `vegas-a`, ACK every 1, 20 ms aggregation |
+| **the same, nothing within `AGGREGATION_MEMORY` (10 s) of such a round** (chosen) | 76 | 0.420 | 166 | none |
+
+Where the path holds ACKs a round's RTT swings by the hold: `vegas-a`
+alone, whose thresholds had risen to 15 packets (a third of BaseRTT
+queued), saw its round RTT fall 63 -> 50 ms and 51 -> 41 ms with its window
+held, and switched on those swings. The chosen rule trusts no collapse
+while the sampler reads rounds from the hold bounds, which the receiver's
+delayed ACKs (every second packet, 25 ms) also trigger on some grid
+paths: it keeps 76 of the 89 cells' gains (beside BBR 9 -> 14 cells of
+36, beside Reno at 100 Mbit/s x 20 ms with half a BDP 0.09 -> 0.46) and
+no flow alone switches. Still missed: 100 Mbit/s x 80 ms with half a BDP
+beside Reno or NewReno (the other flow overflows the buffer once in the
+40 s; the flow never switches), and cells where the flow competes but its
+CUBIC window, started from the small window it yielded to, never grows to
+a fair share beside BBR or a CUBIC that holds four BDP.
+
 ### Fair shares among family flows
 
 Ten `vegas` flows started 1 s apart (`scenarios/scale-ten-flows.toml`)
