@@ -21,9 +21,15 @@ use sim_support::scenario_path;
 /// 20 Mbit/s, 40 ms RTT, a one-BDP buffer (83 packets), the receiver
 /// ACKing every second packet.
 fn path(duration_s: u32) -> String {
+    path_at("20Mbit/s", "20ms", 83, duration_s)
+}
+
+/// A bottleneck of `rate` and one-way `delay` with `buffer_pkts`, the
+/// receiver ACKing every second packet.
+fn path_at(rate: &str, delay: &str, buffer_pkts: u32, duration_s: u32) -> String {
     format!(
         "name = \"coexist\"\nseed = 1\nduration = \"{duration_s}s\"\n\
-         [bottleneck]\nrate = \"20Mbit/s\"\ndelay = \"20ms\"\nbuffer_pkts = 83\n\
+         [bottleneck]\nrate = \"{rate}\"\ndelay = \"{delay}\"\nbuffer_pkts = {buffer_pkts}\n\
          [receiver]\nack_every_pkts = 2\nmax_ack_delay = \"25ms\"\n"
     )
 }
@@ -128,10 +134,7 @@ fn a_return_in_renos_trough_is_undone_as_its_queue_grows_back() {
     // overflow NewReno's halved window is about the pipe, and its queue
     // grows back by a packet a round (a quarter of BaseRTT takes 20 s). A
     // return test just after the overflow finds the queue empty.
-    let text = "name = \"coexist\"\nseed = 1\nduration = \"40s\"\n\
-                [bottleneck]\nrate = \"100Mbit/s\"\ndelay = \"40ms\"\nbuffer_pkts = 833\n\
-                [receiver]\nack_every_pkts = 2\nmax_ack_delay = \"25ms\"\n"
-        .to_string()
+    let text = path_at("100Mbit/s", "40ms", 833, 40)
         + &flow("vegas", 0, 40, "")
         + &flow("newreno", 0, 40, "");
     let (r, _) = simulate(&text);
@@ -158,10 +161,7 @@ fn renos_halving_in_a_shallow_buffer_counts_as_the_loss_it_did_not_send_us() {
     // queue never reaches three quarters of BaseRTT and the flow's small
     // window loses nothing when Reno overflows the buffer; Reno's halving
     // empties the queue every 3.5 s.
-    let text = "name = \"coexist\"\nseed = 1\nduration = \"40s\"\n\
-                [bottleneck]\nrate = \"100Mbit/s\"\ndelay = \"10ms\"\nbuffer_pkts = 104\n\
-                [receiver]\nack_every_pkts = 2\nmax_ack_delay = \"25ms\"\n"
-        .to_string()
+    let text = path_at("100Mbit/s", "10ms", 104, 40)
         + &flow("vegas", 0, 40, "")
         + &flow("reno", 0, 40, "");
     let (r, raw) = simulate(&text);
