@@ -86,6 +86,11 @@ impl CubicWindow {
         }
     }
 
+    /// The segment size the window counts in, in bytes.
+    pub fn max_datagram_size(&self) -> usize {
+        self.max_datagram_size
+    }
+
     /// W_max in bytes.
     pub fn w_max_bytes(&self) -> usize {
         (self.w_max_pkts * self.max_datagram_size as f64) as usize

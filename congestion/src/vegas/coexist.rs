@@ -49,10 +49,17 @@
 //!   from nothing (at 100 Mbit/s x 80 ms a Reno's took 20 s to reach a
 //!   quarter of BaseRTT, the family flow yielding all the while).
 //! - **Competitive**. The window is CUBIC's (RFC 9438, [`CubicWindow`]), as
-//!   quiche runs it: starting as if CUBIC had lost a packet at the largest
-//!   window of the evidence run (the window we had before the other flow
-//!   took it; CDG's shadow window serves the same purpose), or resuming the
-//!   window of the last competitive period. Vegas's round decisions,
+//!   quiche runs it. A first switch starts from the largest window of the
+//!   evidence run (the window we had before the other flow took it; CDG's
+//!   shadow window serves the same purpose) and slow-starts from there
+//!   until its first loss episode, as a loss-based flow joining the path
+//!   starts (RFC 9438 section 4.10: CUBIC begins in slow start); CUBIC's
+//!   epoch then starts from the window that loss found. Without it the
+//!   flow grew from the few packets it kept in delay mode by CUBIC's cube,
+//!   a handful of packets a second, and a deep buffer's fair share took
+//!   longer than the run (`docs/coexistence.md`, "The competitive start").
+//!   A switch back within [`SHADOW_MEMORY`] of a return resumes the window
+//!   of the last competitive period instead. Vegas's round decisions,
 //!   BaseRTT drains and route-change checks pause; the flow paces at
 //!   [`COMPETITIVE_PACING_GAIN`] x cwnd / smoothed RTT.
 //!   - Losses: CUBIC's reduction, undone when recovery ends if the episode
@@ -349,6 +356,9 @@ pub fn spurious_loss_pkts(cwnd_bytes: usize, max_datagram_size: usize) -> usize 
 #[derive(Clone, Copy, Debug)]
 struct Competing {
     window: CubicWindow,
+    /// Slow start until the first loss episode, as a loss-based flow
+    /// joining the path starts ([`Coexistence`] module documentation).
+    starting: bool,
     /// BaseRTT frozen at the switch (module documentation).
     base_rtt: Duration,
     /// When the last return test ended (or the switch).
@@ -682,10 +692,12 @@ impl Coexistence {
         let peak_bytes = run.peak_cwnd_bytes.max(cwnd_bytes);
         let mut start_bytes = ((peak_bytes as f64 * CUBIC_BETA) as usize).max(cwnd_bytes);
         let mut window = CubicWindow::new(now, peak_bytes, start_bytes, max_datagram_size);
+        let mut starting = true;
         if let Some((at, shadow_window, shadow_cwnd)) = self.shadow.take() {
             if now.saturating_duration_since(at) <= SHADOW_MEMORY && shadow_cwnd > start_bytes {
                 window = shadow_window;
                 start_bytes = shadow_cwnd;
+                starting = false;
             }
         }
         let evidence = SwitchEvidence {
@@ -698,6 +710,7 @@ impl Coexistence {
         self.run = EvidenceRun::default();
         self.competing = Some(Competing {
             window,
+            starting,
             base_rtt,
             last_test: now,
             test_due: false,
@@ -821,9 +834,13 @@ impl Coexistence {
     ) -> usize {
         match &mut self.competing {
             Some(competing) if competing.test.is_none() => {
-                competing
-                    .window
-                    .on_ack(now, cwnd_bytes, acked_bytes, smoothed_rtt)
+                if competing.starting {
+                    cwnd_bytes + acked_bytes
+                } else {
+                    competing
+                        .window
+                        .on_ack(now, cwnd_bytes, acked_bytes, smoothed_rtt)
+                }
             }
             _ => cwnd_bytes,
         }
@@ -857,6 +874,15 @@ impl Coexistence {
             None => cwnd_bytes,
         };
         competing.quiet_rounds = 0;
+        if std::mem::take(&mut competing.starting) {
+            // Slow start's end: CUBIC's epoch from the window it reached.
+            competing.window = CubicWindow::new(
+                now,
+                window_bytes,
+                window_bytes,
+                competing.window.max_datagram_size(),
+            );
+        }
         competing.episode = Some(LossEpisode {
             window: competing.window,
             cwnd_bytes: window_bytes,
@@ -1111,6 +1137,43 @@ mod tests {
         assert_eq!(r.c.mode(), CoexistMode::Competitive);
         r.cwnd_pkts = 100;
         r
+    }
+
+    #[test]
+    fn a_fresh_switch_slow_starts_until_its_first_loss_then_runs_cubic_from_there() {
+        let mut r = competing();
+        let rtt = Duration::from_millis(90);
+        // Slow start: the window grows by what is acknowledged, 100 -> 200
+        // packets in a round.
+        let mut cwnd = 100 * MDS;
+        for _ in 0..50 {
+            cwnd = r.c.competitive_window(r.now, cwnd, 2 * MDS, rtt);
+        }
+        assert_eq!(cwnd, 200 * MDS);
+        // The first loss ends it: CUBIC's decrease from the window reached,
+        // which is the new W_max (the switch's was 100 packets).
+        let Some(LossAnswer::Reduce(cut)) = r.c.competitive_loss(r.now, cwnd, 1000, 2 * MDS) else {
+            panic!("a reduction");
+        };
+        assert_eq!(cut, 140 * MDS);
+        r.c.count_lost(spurious_loss_pkts(cwnd, MDS));
+        assert_eq!(r.c.on_recovery_end(r.now, MDS), None);
+        let window = r.c.competing.expect("competing").window;
+        assert_eq!(window.w_max_bytes(), 200 * MDS);
+        // From here CUBIC grows it by less than what is acknowledged.
+        let grown = r.c.competitive_window(r.now + rtt, cut, 2 * MDS, rtt);
+        assert!(grown > cut && grown < cut + 2 * MDS, "{grown}");
+    }
+
+    #[test]
+    fn a_switch_back_that_resumes_the_competitive_window_does_not_slow_start() {
+        let mut r = returned();
+        let (cwnd_bytes, _) = switched(&r.episode([52.0, 52.0, 52.5, 52.5, 53.0, 53.0]));
+        assert_eq!(cwnd_bytes, 100 * MDS);
+        let rtt = Duration::from_millis(90);
+        let grown =
+            r.c.competitive_window(r.now + rtt, cwnd_bytes, 2 * MDS, rtt);
+        assert!(grown < cwnd_bytes + 2 * MDS, "{grown}");
     }
 
     #[test]
