@@ -21,10 +21,13 @@
 //!   raised Vegas's own to the other flow's queue):
 //!   - an *ineffective backoff episode*: a run of rounds in which Vegas
 //!     lowered its window (-1 steps, a BaseRTT drain) from a queue of at
-//!     least two packets, judged [`TAIL_ROUNDS`] rounds after it by the
-//!     lowest round RTT since its first round. The backoff was effective
-//!     when that RTT is at least one of our packets (max_datagram_size /
-//!     Actual) below the RTT of the episode's first round: alone, with
+//!     least two of our packets or [`QUEUE_FRACTION`] of BaseRTT (a flow
+//!     left with a few packets beside a deep queue takes a third of it per
+//!     packet), judged [`TAIL_ROUNDS`] rounds after it by the lowest round
+//!     RTT since its first round. The backoff was effective when that RTT
+//!     is one of our packets (max_datagram_size / Actual) or half the
+//!     queue, whichever is less, below the RTT of the episode's first
+//!     round: alone, with
 //!     other Vegas flows (who back off too) and after a route change (our
 //!     own queue still drains) it is; beside a buffer-filling flow the
 //!     queue holds or grows whatever we do;
@@ -551,11 +554,13 @@ impl Coexistence {
             .saturating_sub(episode.min_cwnd_bytes);
         if episode.backoff_rounds < 2
             || cut_bytes < obs.max_datagram_size
-            || start_queue < 2.0 * one_pkt
+            || start_queue < (2.0 * one_pkt).min(QUEUE_FRACTION * episode.base_rtt.as_secs_f64())
         {
             // A single -1 step, or fractions of a packet (`fair_share`
             // inside the band), are too small to see; a backoff from an
-            // (almost) empty queue has nothing to drain.
+            // (almost) empty queue has nothing to drain. Beside a deep
+            // queue a flow left with a few packets takes a third of it per
+            // packet: a quarter of BaseRTT is queue enough.
             return CoexistStep::Stay;
         }
         let drop_secs = queue_secs(episode.start_rtt, episode.min_rtt);
@@ -568,8 +573,12 @@ impl Coexistence {
         } else {
             QUEUE_FRACTION * episode.base_rtt.as_secs_f64()
         };
-        if drop_secs >= one_pkt || queue_secs(episode.min_rtt, episode.base_rtt) < gate_secs {
-            // The backoff lowered the queue: whoever shares it yields too.
+        if drop_secs >= one_pkt.min(start_queue / 2.0)
+            || queue_secs(episode.min_rtt, episode.base_rtt) < gate_secs
+        {
+            // The backoff lowered the queue (by one of our packets, or by
+            // half of it when it held under two): whoever shares it yields
+            // too.
             self.run.events = 0;
             self.run.base_rtt = None;
             self.run.peak_cwnd_bytes = obs.cwnd_before_bytes;
@@ -940,6 +949,8 @@ mod tests {
         start: Instant,
         now: Instant,
         cwnd_pkts: usize,
+        /// The rounds' Actual rate, in bytes per second.
+        rate_bytes_per_sec: f64,
     }
 
     impl Replay {
@@ -950,6 +961,7 @@ mod tests {
                 start,
                 now: start,
                 cwnd_pkts: 100,
+                rate_bytes_per_sec: RATE_BYTES_PER_SEC,
             }
         }
 
@@ -958,7 +970,7 @@ mod tests {
                 now: self.now,
                 round_rtt: Duration::from_secs_f64(rtt_ms / 1e3),
                 base_rtt: BASE,
-                actual_bytes_per_sec: RATE_BYTES_PER_SEC,
+                actual_bytes_per_sec: self.rate_bytes_per_sec,
                 action,
                 cwnd_before_bytes: self.cwnd_pkts * MDS,
                 cwnd_after_bytes: match action {
@@ -1100,6 +1112,26 @@ mod tests {
             r.c.on_delay_loss(r.now, Duration::from_millis(61), 95 * MDS, MDS);
         let (_, evidence) = switched(&[step]);
         assert_eq!(evidence.trigger, SwitchTrigger::CongestiveLoss);
+    }
+
+    #[test]
+    fn a_few_packets_beside_a_deep_queue_still_judge_their_backoffs() {
+        // Three packets over a 100 ms RTT: one of ours takes 33 ms at our
+        // own rate, and the 60 ms queue is under two of them. Measured
+        // beside CUBIC holding four BDPs: the flow kept 3-5 packets and
+        // no backoff was judged for 15 s.
+        let mut r = Replay::new();
+        r.rate_bytes_per_sec = 3.0 * MDS as f64 / 0.100;
+        // Alone the queue is ours: a cut of a packet lowers it by one of
+        // our packets, more than half of it. Effective.
+        assert!(!competes(&r.episode([100.0, 67.0, 40.0, 40.0, 40.0, 40.0])));
+        assert_eq!(r.c.run.events, 0);
+        // Beside a flow that fills the buffer it does not fall: three
+        // ineffective episodes at a queue of 1.5 BaseRTT switch.
+        let steps: Vec<_> = (0..3).flat_map(|_| r.episode([100.0; 6])).collect();
+        let (_, evidence) = switched(&steps);
+        assert_eq!(evidence.trigger, SwitchTrigger::IneffectiveBackoff);
+        assert_eq!(evidence.queue_delay, Duration::from_millis(60));
     }
 
     #[test]
