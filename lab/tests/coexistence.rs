@@ -271,6 +271,23 @@ fn a_few_packets_beside_renos_deep_queue_still_judge_their_backoffs() {
 }
 
 #[test]
+fn renos_halving_read_as_held_acks_still_counts() {
+    // 10 Mbit/s x 80 ms, one BDP of buffer: Reno halves every 9 s, and
+    // the round of the sudden fall reads its RTT from the ACK-aggregation
+    // hold bounds. One such round in each cycle must not mark the path as
+    // one that holds ACKs.
+    let text = path_at("10Mbit/s", "40ms", 83, 40)
+        + &flow("gallop-vegas", 0, 40, "")
+        + &flow("reno", 0, 40, "");
+    let (r, raw) = simulate(&text);
+    // Measured: 0.075 and no switch while any such round vetoed the
+    // collapses of the next 10 s, 0.53 now.
+    assert!(share(&r) > 0.4, "share {}", share(&r));
+    let (_, trigger) = first_switch(&raw).expect("a switch");
+    assert_eq!(trigger, coexist::SwitchTrigger::QueueCollapse);
+}
+
+#[test]
 fn two_family_flows_both_come_back_when_cubic_leaves() {
     // Each family flow, just back, sees the other's queue while that one
     // still competes: neither may take it for CUBIC's.

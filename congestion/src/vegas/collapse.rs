@@ -36,6 +36,13 @@ pub const COLLAPSE_ROUNDS: usize = 2;
 /// one round more than the queue's is compared.
 const WINDOW_ROUNDS: usize = COLLAPSE_ROUNDS + 1;
 
+/// Rounds read from the hold bounds within [`AGGREGATION_MEMORY`] that
+/// mark a path holding ACKs: there most rounds are (Vegas-A alone with
+/// 20 ms of ACK aggregation at 10 Mbit/s x 40 ms: 265 of 494), while a
+/// collapse's own sudden fall can read as one (beside Reno at 10 Mbit/s x
+/// 80 ms: one round in each 9 s cycle, at the halving). Our choice.
+pub const HELD_ROUNDS: usize = 3;
+
 /// What a collapse measured.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Collapse {
@@ -57,8 +64,9 @@ struct Round {
 pub struct CollapseWatch {
     /// Newest last.
     rounds: [Option<Round>; WINDOW_ROUNDS],
-    /// The last round whose RTT came from the ACK-aggregation hold bounds.
-    last_hold_bounded: Option<Instant>,
+    /// The last [`HELD_ROUNDS`] rounds whose RTT came from the
+    /// ACK-aggregation hold bounds, newest last.
+    hold_bounded: [Option<Instant>; HELD_ROUNDS],
 }
 
 impl CollapseWatch {
@@ -69,11 +77,11 @@ impl CollapseWatch {
     /// the queue). Some when the queue collapsed; the rounds before it are
     /// then forgotten, so that one collapse counts once.
     ///
-    /// Nothing counts within [`AGGREGATION_MEMORY`] of a round whose RTT
-    /// came from the hold bounds (`rtt_from_hold_bounds`): where the path
-    /// holds ACKs a round's RTT swings by the hold, tens of milliseconds
-    /// (Vegas-A alone with 20 ms of ACK aggregation at 10 Mbit/s x 40 ms
-    /// switched on such swings).
+    /// Nothing counts while [`HELD_ROUNDS`] rounds within
+    /// [`AGGREGATION_MEMORY`] had their RTT from the hold bounds
+    /// (`rtt_from_hold_bounds`): where the path holds ACKs a round's RTT
+    /// swings by the hold, tens of milliseconds (Vegas-A alone with 20 ms
+    /// of ACK aggregation at 10 Mbit/s x 40 ms switched on such swings).
     #[allow(clippy::too_many_arguments)]
     pub fn on_round(
         &mut self,
@@ -107,10 +115,10 @@ impl CollapseWatch {
             cwnd_bytes,
         });
         if rtt_from_hold_bounds {
-            self.last_hold_bounded = Some(now);
+            self.hold_bounded.rotate_left(1);
+            self.hold_bounded[HELD_ROUNDS - 1] = Some(now);
         }
-        if self
-            .last_hold_bounded
+        if self.hold_bounded[0]
             .is_some_and(|at| now.saturating_duration_since(at) <= AGGREGATION_MEMORY)
         {
             return None;
@@ -205,10 +213,14 @@ mod tests {
         // The same fall with our window held is a collapse.
         let held_window = [(10.0, 60), (10.0, 60), (10.0, 60), (0.0, 60)];
         assert_eq!(replay(&held_window, 0.5), vec![3]);
-        // Not where the path held ACKs within AGGREGATION_MEMORY.
-        assert!(replay_held(&held_window, 0.5, &[0]).is_empty());
+        // Not where the path held ACKs: HELD_ROUNDS rounds from the hold
+        // bounds within AGGREGATION_MEMORY.
+        assert!(replay_held(&held_window, 0.5, &[0, 1, 2]).is_empty());
         let mut after_memory = vec![(0.0, 60); 600];
         after_memory.extend(held_window);
-        assert_eq!(replay_held(&after_memory, 0.5, &[0]), vec![603]);
+        assert_eq!(replay_held(&after_memory, 0.5, &[0, 1, 2]), vec![603]);
+        // One or two such rounds (the collapse's own fall can read as one)
+        // do not mark the path.
+        assert_eq!(replay_held(&held_window, 0.5, &[2, 3]), vec![3]);
     }
 }
