@@ -668,6 +668,53 @@ beside Reno or NewReno (the other flow overflows the buffer once in the
 CUBIC window, started from the small window it yielded to, never grows to
 a fair share beside BBR or a CUBIC that holds four BDP.
 
+### The competitive start and a few packets beside a deep queue
+
+Two kinds of miss were left. The flow switched but stayed small: its
+CUBIC window started from the few packets it had kept in delay mode, and
+CUBIC grows from there by a handful of packets a second (beside CUBIC at
+100 Mbit/s x 80 ms with four BDPs of buffer: switched at 11 s with 47
+packets, 399 at 24 s, its share reached at 34 s; 0.18 of the run). Or it
+never switched: beside a deep queue a flow with 3-5 packets takes a third
+of the queue per packet at its own rate, so the queue was always under
+the two of our packets a backoff is judged from; and Reno's halving at
+10 Mbit/s x 80 ms makes the round of the fall read its RTT from the
+ACK-aggregation hold bounds, which vetoed every collapse of the next 10 s
+(one such round per 9 s cycle). Measured on the started-together grid
+(144 cells, as above) and the late grid (144 cells: the competitor from
+10 s to 40 s of 60 s; back = the queue at 4 packets or less within 5 s of
+its leaving):
+
+| variant | cells >= 0.40 | mean share | retransmitted MB | late: cells >= 0.40, mean, back within 5 s |
+|---|---|---|---|---|
+| before | 76 | 0.420 | 166 | 74, 0.432, 111 |
+| a first switch slow-starts (cwnd += acked) until its first loss episode, CUBIC's epoch from the window that loss found | 100 | 0.498 | 217 | 95, 0.508, 120 |
+| the same at half the growth (cwnd += acked / 2) | 102 | 0.491 | 232 | |
+| the first, and a backoff judged from two of our packets or a quarter of BaseRTT queued, effective when the queue fell by one of our packets or half of it | 108 | 0.527 | 246 | |
+| **that, and a collapse vetoed only after three rounds from the hold bounds within 10 s** (chosen) | 115 | 0.544 | 258 | 99, 0.522, 120 |
+| the chosen detection without the slow start | 86 | 0.462 | 194 | |
+
+No flow alone switched with any of them (the 81 alone cells; the chosen
+one also on the ACK-frequency sweep with and without 20 ms of
+aggregation, the route change and the hostile paths). The slow start is
+what a CUBIC flow joining the path does (RFC 9438 4.10), and the other
+flow loses packets in the overflow it causes too; it costs a third more
+retransmissions over the grid (166 -> 258 MB with the detection changes),
+and the mean shares beside Reno and NewReno (0.49-0.65 per family
+member) stay below quiche's own CUBIC's against them (0.75 and 0.80). A
+slow start on entering was tried before the detector existed (first
+table: 9-59 MB retransmitted per competitor with an oracle that switched
+from the first round, into a full buffer at the initial window); from the
+window the evidence run left it overflows the buffer after a few rounds.
+Still missed: 100 Mbit/s x 80 ms with half a BDP beside Reno or NewReno
+(one overflow in 40 s, no switch); BBR at 80 ms (its drains and probes
+cut the competitive window again and again); two `vegas-a` flows beside
+CUBIC at 100 Mbit/s, which stay competitive after CUBIC leaves (119
+packets queued, 63 before). At 10 Mbit/s x 20 ms the family takes
+0.73-0.92 beside CUBIC, Reno and NewReno (0.46-0.91 before these changes):
+more than its share, a question for the competitive window's own
+aggressiveness at small BDPs.
+
 ### Fair shares among family flows
 
 Ten `vegas` flows started 1 s apart (`scenarios/scale-ten-flows.toml`)
