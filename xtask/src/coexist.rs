@@ -699,7 +699,8 @@ one also on the ACK-frequency sweep with and without 20 ms of
 aggregation, the route change and the hostile paths). The slow start is
 what a CUBIC flow joining the path does (RFC 9438 4.10), and the other
 flow loses packets in the overflow it causes too; it costs a third more
-retransmissions over the grid (166 -> 258 MB with the detection changes),
+retransmissions over the grid (166 -> 217 MB; 258 with the detection
+changes, which let more flows compete),
 and the mean shares beside Reno and NewReno (0.49-0.65 per family
 member) stay below quiche's own CUBIC's against them (0.75 and 0.80). A
 slow start on entering was tried before the detector existed (first
