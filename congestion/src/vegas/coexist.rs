@@ -60,7 +60,8 @@
 //!   epoch then starts from the window that loss found. Without it the
 //!   flow grew from the few packets it kept in delay mode by CUBIC's cube,
 //!   a handful of packets a second, and a deep buffer's fair share took
-//!   longer than the run (`docs/coexistence.md`, "The competitive start").
+//!   longer than the run (`docs/coexistence.md`, "The competitive start and
+//!   a few packets beside a deep queue").
 //!   A switch back within [`SHADOW_MEMORY`] of a return resumes the window
 //!   of the last competitive period instead. Vegas's round decisions,
 //!   BaseRTT drains and route-change checks pause; the flow paces at
