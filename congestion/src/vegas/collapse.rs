@@ -56,6 +56,8 @@ pub struct Collapse {
 #[derive(Clone, Copy, Debug)]
 struct Round {
     queue_secs: f64,
+    /// The BaseRTT the queue was measured from.
+    base_rtt: Duration,
     cwnd_bytes: usize,
 }
 
@@ -93,6 +95,12 @@ impl CollapseWatch {
         one_pkt_secs: f64,
         max_datagram_size: usize,
     ) -> Option<Collapse> {
+        if self.rounds.iter().flatten().any(|r| r.base_rtt != base_rtt) {
+            // The queue is measured from another BaseRTT now (the path's
+            // lowest expired, or a lower one was seen): the rounds before
+            // are not comparable, and a risen BaseRTT is no collapse.
+            self.rounds = Default::default();
+        }
         let before = self.rounds[WINDOW_ROUNDS - COLLAPSE_ROUNDS..]
             .iter()
             .flatten()
@@ -112,6 +120,7 @@ impl CollapseWatch {
         self.rounds.rotate_left(1);
         self.rounds[WINDOW_ROUNDS - 1] = Some(Round {
             queue_secs,
+            base_rtt,
             cwnd_bytes,
         });
         if rtt_from_hold_bounds {
@@ -198,6 +207,31 @@ mod tests {
         // Straddling two rounds, once.
         let rounds = [(7.2, 9), (7.4, 9), (4.5, 9), (0.1, 9), (0.0, 10)];
         assert_eq!(replay(&rounds, 2.7), vec![3]);
+    }
+
+    #[test]
+    fn a_risen_base_rtt_is_not_a_collapse() {
+        // The path got longer (40 -> 220 ms at 1 Mbit/s): the queue read
+        // from the old path's BaseRTT is 180 ms until that BaseRTT expires
+        // and the longer path's is used. The same rounds read from one
+        // BaseRTT fall to nothing: a collapse.
+        let mut watch = CollapseWatch::default();
+        let mut now = Instant::now();
+        let (old_base, new_base) = (Duration::from_millis(50), Duration::from_millis(230));
+        let mut round = |queue_ms: f64, base: Duration| {
+            now += Duration::from_millis(250);
+            watch.on_round(now, false, queue_ms / 1e3, base, 26 * MDS, 0.01, MDS)
+        };
+        for _ in 0..3 {
+            assert_eq!(round(199.0, old_base), None);
+        }
+        assert_eq!(round(19.0, new_base), None);
+        assert_eq!(round(19.0, new_base), None);
+        // Measured from one BaseRTT the same fall is one.
+        for _ in 0..3 {
+            assert_eq!(round(199.0, new_base), None);
+        }
+        assert!(round(19.0, new_base).is_some());
     }
 
     #[test]
