@@ -66,6 +66,20 @@ fn bottleneck_from(raw: &vegas_lab::sim::SimResult, from_s: f64) -> (f64, f64) {
     )
 }
 
+/// What completed the evidence of flow 0's first switch to competitive
+/// mode, if it switched.
+fn first_switch_trigger(raw: &vegas_lab::sim::SimResult) -> Option<coexist::SwitchTrigger> {
+    let trace = raw.flows[0].trace.as_ref().expect("a vegas-cc trace");
+    trace.events.iter().find_map(|e| match e {
+        ControllerEvent::ModeChange {
+            mode: CoexistMode::Competitive,
+            trigger,
+            ..
+        } => Some(*trigger),
+        _ => None,
+    })
+}
+
 #[test]
 fn beside_cubic_the_flow_competes_holds_its_share_and_records_why() {
     let text = path(40) + &flow("vegas", 0, 40, "") + &flow("cubic", 0, 40, "");
@@ -170,16 +184,10 @@ fn renos_halving_in_a_shallow_buffer_counts_as_the_loss_it_did_not_send_us() {
     // 0.65 now.
     assert!(share(&r) > 0.3, "share {}", share(&r));
     // The first switch says a collapse completed its evidence.
-    let trace = raw.flows[0].trace.as_ref().expect("a vegas-cc trace");
-    let trigger = trace.events.iter().find_map(|e| match e {
-        ControllerEvent::ModeChange {
-            mode: CoexistMode::Competitive,
-            trigger,
-            ..
-        } => Some(*trigger),
-        _ => None,
-    });
-    assert_eq!(trigger, Some(coexist::SwitchTrigger::QueueCollapse));
+    assert_eq!(
+        first_switch_trigger(&raw),
+        Some(coexist::SwitchTrigger::QueueCollapse)
+    );
 }
 
 #[test]
@@ -233,27 +241,6 @@ fn beside_reno_in_a_deep_buffer_the_first_switch_slow_starts_to_its_share() {
     );
 }
 
-/// The first switch to competitive mode in flow 0's trace: when, and what
-/// completed its evidence.
-fn first_switch(raw: &vegas_lab::sim::SimResult) -> Option<(f64, coexist::SwitchTrigger)> {
-    let trace = raw.flows[0].trace.as_ref().expect("a vegas-cc trace");
-    let start = trace.events.iter().find_map(|e| match e {
-        ControllerEvent::SlowStartExit { now, .. } | ControllerEvent::Reduction { now, .. } => {
-            Some(*now)
-        }
-        _ => None,
-    })?;
-    trace.events.iter().find_map(|e| match e {
-        ControllerEvent::ModeChange {
-            now,
-            mode: CoexistMode::Competitive,
-            trigger,
-            ..
-        } => Some((now.duration_since(start).as_secs_f64(), *trigger)),
-        _ => None,
-    })
-}
-
 #[test]
 fn a_few_packets_beside_renos_deep_queue_still_judge_their_backoffs() {
     // 10 Mbit/s x 80 ms with four BDPs of buffer (333 packets): Vegas-A
@@ -266,8 +253,10 @@ fn a_few_packets_beside_renos_deep_queue_still_judge_their_backoffs() {
     // Measured: 0.17 and no switch while a backoff was judged only from a
     // queue of two of our packets, 0.64 now.
     assert!(share(&r) > 0.45, "share {}", share(&r));
-    let (_, trigger) = first_switch(&raw).expect("a switch");
-    assert_eq!(trigger, coexist::SwitchTrigger::IneffectiveBackoff);
+    assert_eq!(
+        first_switch_trigger(&raw),
+        Some(coexist::SwitchTrigger::IneffectiveBackoff)
+    );
 }
 
 #[test]
@@ -283,8 +272,10 @@ fn renos_halving_read_as_held_acks_still_counts() {
     // Measured: 0.075 and no switch while any such round vetoed the
     // collapses of the next 10 s, 0.53 now.
     assert!(share(&r) > 0.4, "share {}", share(&r));
-    let (_, trigger) = first_switch(&raw).expect("a switch");
-    assert_eq!(trigger, coexist::SwitchTrigger::QueueCollapse);
+    assert_eq!(
+        first_switch_trigger(&raw),
+        Some(coexist::SwitchTrigger::QueueCollapse)
+    );
 }
 
 #[test]
