@@ -14,8 +14,13 @@
 //! - two family flows and one CUBIC, started together;
 //! - ten family flows started 1 s apart (`scenarios/scale-ten-flows.toml`);
 //! - false alarms: one family flow alone (10, 100, 1000 Mbit/s x 10, 40,
-//!   200 ms x 0.5, 1, 4 BDP), the ACK-frequency sweep, the route change and
-//!   the six hostile paths of `lab/tests/hostile_network.rs` for 30 s.
+//!   200 ms x 0.5, 1, 4 BDP), the ACK-frequency sweep, the two route
+//!   changes (40 -> 80 ms, and Srijith et al.'s 40 -> 220 ms on 1 Mbit/s)
+//!   and the six hostile paths of `lab/tests/hostile_network.rs` for 30 s.
+//!
+//! `--families`, `--competitors`, `--rates`, `--rtts`, `--buffers`,
+//! `--starts` and `--no-baselines` run a slice of the one-on-one cells into
+//! `target/bench/coexist.md` (the docs report is always the whole grid).
 //!
 //! Measures, over the competitor's lifetime: the family flow's share of
 //! the two flows' bytes, the bottleneck's utilization, mean and 95th
@@ -55,8 +60,45 @@ struct Options {
     families: Vec<String>,
     competitors: Vec<String>,
     jobs: usize,
+    /// Started together, competitor arriving late, or both.
+    starts: Vec<bool>,
+    /// Also run quiche's CUBIC and `vegas` with `coexist=off` in the
+    /// family flow's place.
+    baselines: bool,
     /// Write `docs/coexistence.md` (the whole grid only).
     docs: bool,
+}
+
+const SLICE_HELP: &str = "allowed: --quick, --jobs N, and to run a slice of the grid \
+     (written to target/bench/coexist.md): --families vegas,vegas-a,gallop-vegas,vegas-compat, \
+     --competitors cubic,bbr2,reno,newreno, --rates MBIT,..., --rtts MS,..., --buffers BDP,..., \
+     --starts together|late|both, --no-baselines";
+
+/// A comma list of names, each one of `allowed`.
+fn name_list(option: &str, value: Option<&String>, allowed: &[&str]) -> Result<Vec<String>> {
+    let value = value.ok_or_else(|| format!("{option} needs a comma list of {}", allowed.join(",")))?;
+    value
+        .split(',')
+        .map(|v| {
+            if allowed.contains(&v) {
+                Ok(v.to_string())
+            } else {
+                Err(format!("{option}: `{v}` is not one of {}", allowed.join(", ")))
+            }
+        })
+        .collect()
+}
+
+/// A comma list of positive numbers.
+fn number_list(option: &str, value: Option<&String>, unit: &str) -> Result<Vec<f64>> {
+    let value = value.ok_or_else(|| format!("{option} needs a comma list of {unit}, e.g. {option} 10,100"))?;
+    value
+        .split(',')
+        .map(|v| match v.parse::<f64>() {
+            Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+            _ => Err(format!("{option}: `{v}` is not a positive number of {unit}")),
+        })
+        .collect()
 }
 
 impl Options {
@@ -68,6 +110,8 @@ impl Options {
             families: FAMILIES.map(String::from).to_vec(),
             competitors: COMPETITORS.map(String::from).to_vec(),
             jobs: 2,
+            starts: vec![false, true],
+            baselines: true,
             docs: true,
         };
         let mut it = args.iter();
@@ -83,9 +127,47 @@ impl Options {
                     o.docs = false;
                 }
                 "--jobs" => o.jobs = parse_jobs(it.next())?,
+                "--families" => {
+                    o.families = name_list(a, it.next(), &FAMILIES)?;
+                    o.docs = false;
+                }
+                "--competitors" => {
+                    o.competitors = name_list(a, it.next(), &COMPETITORS)?;
+                    o.docs = false;
+                }
+                "--rates" => {
+                    o.rates_mbit = number_list(a, it.next(), "Mbit/s")?;
+                    o.docs = false;
+                }
+                "--rtts" => {
+                    o.rtts_ms = number_list(a, it.next(), "ms")?;
+                    o.docs = false;
+                }
+                "--buffers" => {
+                    o.buffers_bdp = number_list(a, it.next(), "BDPs")?;
+                    o.docs = false;
+                }
+                "--starts" => {
+                    o.starts = match it.next().map(String::as_str) {
+                        Some("together") => vec![false],
+                        Some("late") => vec![true],
+                        Some("both") => vec![false, true],
+                        other => {
+                            return Err(format!(
+                                "--starts: `{}` is not one of together, late, both",
+                                other.unwrap_or("")
+                            ))
+                        }
+                    };
+                    o.docs = false;
+                }
+                "--no-baselines" => {
+                    o.baselines = false;
+                    o.docs = false;
+                }
                 other => {
                     return Err(format!(
-                        "bench --coexist: unknown option `{other}`; allowed: --quick, --jobs N"
+                        "bench --coexist: unknown option `{other}`; {SLICE_HELP}"
                     ))
                 }
             }
@@ -173,15 +255,24 @@ fn study(family: &str, buffer: u64) -> (String, String) {
     }
 }
 
+/// The flows put in the family flow's place: the families, and the
+/// baselines unless left out.
+fn studied(o: &Options) -> Vec<String> {
+    let mut studied: Vec<String> = o.families.clone();
+    if o.baselines {
+        studied.extend(["cubic".to_string(), "vegas-off".to_string()]);
+    }
+    studied
+}
+
 fn cells(o: &Options) -> Vec<Cell> {
     let mut cells = Vec::new();
-    let mut studied: Vec<String> = o.families.clone();
-    studied.extend(["cubic".to_string(), "vegas-off".to_string()]);
+    let studied = studied(o);
     for &rate in &o.rates_mbit {
         for &rtt in &o.rtts_ms {
             for &bdp in &o.buffers_bdp {
                 let buffer = buffer_pkts(rate, rtt, bdp);
-                for late in [false, true] {
+                for &late in &o.starts {
                     for family in &studied {
                         for competitor in &o.competitors {
                             let (algorithm, p) = study(family, buffer);
@@ -286,6 +377,21 @@ fn cells(o: &Options) -> Vec<Cell> {
             scenario: Scenario::Named(
                 "route-change".into(),
                 vec![format!("flows.0.algorithm={family}")],
+            ),
+        });
+        // The long reroute of Srijith et al. (RTT 40 -> 220 ms at 20 s on
+        // 1 Mbit/s) in default mode: a risen BaseRTT is not a collapse.
+        cells.push(Cell {
+            kind: Kind::Alone {
+                family: family.clone(),
+                label: "route change (40 -> 220 ms at 20 s, 1 Mbit/s)".into(),
+            },
+            scenario: Scenario::Named(
+                "vegas-a-reroute".into(),
+                vec![
+                    format!("flows.0.algorithm={family}"),
+                    "flows.0.params.mode=default".into(),
+                ],
             ),
         });
         for (name, path) in HOSTILE_PATHS {
@@ -473,9 +579,8 @@ fn fmt_back(b: Option<f64>) -> String {
 /// The headline table: per competitor and flow, over every path.
 fn summary_section(o: &Options, cells: &[Cell], results: &[Value]) -> String {
     let mut t = String::new();
-    let mut studied: Vec<String> = o.families.clone();
-    studied.extend(["cubic".to_string(), "vegas-off".to_string()]);
-    for late in [false, true] {
+    let studied = studied(o);
+    for &late in &o.starts {
         let _ = writeln!(
             t,
             "\n{}\n\n| competitor | flow | share min | share median | cells >= 0.40 | mean queue pkts (median) | competitive s (median) |{}\n|---|---|---|---|---|---|---|{}",
@@ -864,7 +969,7 @@ fn report(o: &Options, cells: &[Cell], results: &[Value]) -> String {
     }
     let _ = writeln!(md, "\n({alone} alone cells in all.)");
     // Every one-on-one cell.
-    for late in [false, true] {
+    for &late in &o.starts {
         let _ = writeln!(
             md,
             "\n## Every cell, {}\n\n| competitor | rate Mbit/s | RTT ms | buffer BDP | flow | share | utilization | mean queue | p95 queue | retransmitted kB | competitive s |{}\n|---|---|---|---|---|---|---|---|---|---|---|{}",
