@@ -951,7 +951,7 @@ fn report(o: &Options, cells: &[Cell], results: &[Value]) -> String {
          Every cell in which the flow switched to competitive mode (none listed: none did). \
          Alone: 10, 100, 1000 Mbit/s x 10, 40, 200 ms x 0.5, 1, 4 BDP for 30 s; the \
          `ack-frequency` sweep (ACK every 1-16 packets, with and without 20 ms ACK \
-         aggregation); `route-change`; the six hostile paths of `lab/tests/hostile_network.rs` \
+         aggregation); `route-change`; `vegas-a-reroute` in default mode (1 Mbit/s, the RTT 40 -> 220 ms at 20 s); the six hostile paths of `lab/tests/hostile_network.rs` \
          for 30 s.\n\n| family | cell | competitive s | switches |\n|---|---|---|---|"
     );
     let mut alone = 0;
