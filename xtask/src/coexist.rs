@@ -76,14 +76,18 @@ const SLICE_HELP: &str = "allowed: --quick, --jobs N, and to run a slice of the 
 
 /// A comma list of names, each one of `allowed`.
 fn name_list(option: &str, value: Option<&String>, allowed: &[&str]) -> Result<Vec<String>> {
-    let value = value.ok_or_else(|| format!("{option} needs a comma list of {}", allowed.join(",")))?;
+    let value =
+        value.ok_or_else(|| format!("{option} needs a comma list of {}", allowed.join(",")))?;
     value
         .split(',')
         .map(|v| {
             if allowed.contains(&v) {
                 Ok(v.to_string())
             } else {
-                Err(format!("{option}: `{v}` is not one of {}", allowed.join(", ")))
+                Err(format!(
+                    "{option}: `{v}` is not one of {}",
+                    allowed.join(", ")
+                ))
             }
         })
         .collect()
@@ -91,12 +95,15 @@ fn name_list(option: &str, value: Option<&String>, allowed: &[&str]) -> Result<V
 
 /// A comma list of positive numbers.
 fn number_list(option: &str, value: Option<&String>, unit: &str) -> Result<Vec<f64>> {
-    let value = value.ok_or_else(|| format!("{option} needs a comma list of {unit}, e.g. {option} 10,100"))?;
+    let value = value
+        .ok_or_else(|| format!("{option} needs a comma list of {unit}, e.g. {option} 10,100"))?;
     value
         .split(',')
         .map(|v| match v.parse::<f64>() {
             Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
-            _ => Err(format!("{option}: `{v}` is not a positive number of {unit}")),
+            _ => Err(format!(
+                "{option}: `{v}` is not a positive number of {unit}"
+            )),
         })
         .collect()
 }
@@ -1009,4 +1016,65 @@ fn report(o: &Options, cells: &[Cell], results: &[Value]) -> String {
         }
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options> {
+        Options::parse(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_slice_runs_only_what_it_names_and_never_rewrites_the_report() {
+        let o = parse(&[
+            "--coexist",
+            "--families",
+            "vegas,vegas-a",
+            "--competitors",
+            "reno",
+            "--rates",
+            "100",
+            "--rtts",
+            "80",
+            "--buffers",
+            "0.5,1",
+            "--starts",
+            "late",
+            "--no-baselines",
+        ])
+        .expect("a valid slice");
+        assert!(!o.docs);
+        assert_eq!(o.families, ["vegas", "vegas-a"]);
+        assert_eq!(studied(&o), ["vegas", "vegas-a"]);
+        // 2 families x 1 competitor x 1 rate x 1 RTT x 2 buffers, late only.
+        let cells = cells(&o);
+        assert_eq!(cells.len(), 4);
+        assert!(cells
+            .iter()
+            .all(|c| matches!(c.kind, Kind::Pair { late: true, .. })));
+        // The whole grid writes the report, with its baselines.
+        let whole = parse(&["--coexist", "--jobs", "2"]).expect("the whole grid");
+        assert!(whole.docs && whole.baselines);
+    }
+
+    #[test]
+    fn a_bad_slice_names_the_option_the_value_and_what_is_allowed() {
+        let err = |args: &[&str]| parse(args).err().expect("an error");
+        assert_eq!(
+            err(&["--families", "vegas,foo"]),
+            "--families: `foo` is not one of vegas, vegas-a, gallop-vegas, vegas-compat"
+        );
+        assert_eq!(
+            err(&["--rates", "10,-5"]),
+            "--rates: `-5` is not a positive number of Mbit/s"
+        );
+        assert_eq!(
+            err(&["--starts", "soon"]),
+            "--starts: `soon` is not one of together, late, both"
+        );
+        assert!(err(&["--buffers"]).contains("--buffers needs a comma list of BDPs"));
+        assert!(err(&["--slice"]).contains("unknown option `--slice`"));
+    }
 }
