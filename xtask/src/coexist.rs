@@ -69,10 +69,17 @@ struct Options {
     docs: bool,
 }
 
-const SLICE_HELP: &str = "allowed: --quick, --jobs N, and to run a slice of the grid \
-     (written to target/bench/coexist.md): --families vegas,vegas-a,gallop-vegas,vegas-compat, \
-     --competitors cubic,bbr2,reno,newreno, --rates MBIT,..., --rtts MS,..., --buffers BDP,..., \
-     --starts together|late|both, --no-baselines";
+/// The options `bench --coexist` takes, for its error on an unknown one.
+fn slice_help() -> String {
+    format!(
+        "allowed: --quick, --jobs N, and to run a slice of the grid \
+         (written to target/bench/coexist.md): --families {}, --competitors {}, \
+         --rates MBIT,..., --rtts MS,..., --buffers BDP,..., \
+         --starts together|late|both, --no-baselines",
+        FAMILIES.join(","),
+        COMPETITORS.join(",")
+    )
+}
 
 /// A comma list of names, each one of `allowed`.
 fn name_list(option: &str, value: Option<&String>, allowed: &[&str]) -> Result<Vec<String>> {
@@ -174,7 +181,8 @@ impl Options {
                 }
                 other => {
                     return Err(format!(
-                        "bench --coexist: unknown option `{other}`; {SLICE_HELP}"
+                        "bench --coexist: unknown option `{other}`; {}",
+                        slice_help()
                     ))
                 }
             }
