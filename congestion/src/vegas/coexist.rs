@@ -30,7 +30,13 @@
 //!     round: alone, with
 //!     other Vegas flows (who back off too) and after a route change (our
 //!     own queue still drains) it is; beside a buffer-filling flow the
-//!     queue holds or grows whatever we do;
+//!     queue holds or grows whatever we do. An episode in which the RTT
+//!     rose by [`RISE_FRACTION`] of BaseRTT (and two of our packets) after
+//!     its cut reached a packet and had time to show, to
+//!     [`DEEP_QUEUE_FRACTION`] of BaseRTT queued, is ineffective whatever
+//!     followed: a flow that backs off as the queue nears the overflow has
+//!     a cut in flight when the other flow reduces, and that fall is not
+//!     its doing (nor, for the collapse below, explained by its cut);
 //!   - a *congestive loss*: a loss in congestion avoidance with the latest
 //!     RTT sample that far above BaseRTT: a random loss comes at whatever
 //!     queue Vegas keeps, an overflow at a full buffer;
@@ -136,6 +142,17 @@ pub const PATH_BASE_MEMORY: Duration = Duration::from_secs(30);
 /// A backoff episode is judged after at most this many rounds: the
 /// route check's four decreases and its two-round drain.
 pub const EPISODE_ROUNDS: u32 = 6;
+
+/// Rounds from the one in which an episode's cut reached a packet to the
+/// first whose RTT shows it ([`TAIL_ROUNDS`]: the ACK clock and pacing lag
+/// a round); an RTT above that round's from then on means the queue grew
+/// faster than we lowered it.
+pub const RISE_LAG_ROUNDS: u32 = TAIL_ROUNDS;
+
+/// A rise after the lag counts when it is at least this fraction of
+/// BaseRTT (and two of our packets): half the queue evidence needs, far
+/// above the hosts' timing noise. Our choice.
+pub const RISE_FRACTION: f64 = QUEUE_FRACTION / 2.0;
 
 /// Rounds after the last backoff round that still count for its
 /// episode: a window lowered at the end of a round shows in the RTTs of
@@ -289,6 +306,66 @@ struct Episode {
     /// The smallest window its backoff rounds left.
     min_cwnd_bytes: usize,
     base_rtt: Duration,
+    /// The round RTT when the cut first reached one packet, and the
+    /// episode's round count then ([`RISE_LAG_ROUNDS`]).
+    cut_rtt: Option<(Duration, u32)>,
+    /// The highest round RTT from [`RISE_LAG_ROUNDS`] rounds after that.
+    risen_rtt: Duration,
+    /// One of its rounds read its RTT from the ACK-aggregation hold
+    /// bounds: a round's RTT swings by the hold there.
+    hold_bounded: bool,
+}
+
+impl Episode {
+    /// Rounds so far, backoff and tail.
+    fn rounds(&self) -> u32 {
+        self.backoff_rounds + self.tail_rounds
+    }
+
+    /// After a round with `round_rtt`: note when the cut reached a packet
+    /// and the highest RTT the lag after it let through.
+    fn watch_rise(&mut self, round_rtt: Duration, max_datagram_size: usize) {
+        match self.cut_rtt {
+            None if self.start_cwnd_bytes.saturating_sub(self.min_cwnd_bytes)
+                >= max_datagram_size =>
+            {
+                self.cut_rtt = Some((round_rtt, self.rounds()));
+            }
+            Some((_, at)) if self.rounds() >= at + RISE_LAG_ROUNDS => {
+                self.risen_rtt = self.risen_rtt.max(round_rtt);
+            }
+            _ => {}
+        }
+    }
+
+    /// The RTT rose after the cut reached a packet, once the cut had time
+    /// to show, by at least two of our packets (`one_pkt_secs` each) and
+    /// [`RISE_FRACTION`] of BaseRTT.
+    fn risen(&self, one_pkt_secs: f64) -> bool {
+        self.rise_secs() >= (2.0 * one_pkt_secs).max(RISE_FRACTION * self.base_rtt.as_secs_f64())
+    }
+
+    /// [`Episode::risen`], to a queue of at least [`DEEP_QUEUE_FRACTION`]
+    /// of BaseRTT: Vegas-A flows raising their thresholds together grow a
+    /// shallower queue while one of them backs off, and their drains
+    /// collapse it (three Vegas-A flows at 20 Mbit/s x 40 ms: rises to
+    /// 10-25 ms).
+    fn risen_deep(&self, one_pkt_secs: f64) -> bool {
+        self.risen(one_pkt_secs)
+            && queue_secs(self.risen_rtt, self.base_rtt)
+                >= DEEP_QUEUE_FRACTION * self.base_rtt.as_secs_f64()
+    }
+
+    /// How far the RTT rose after the cut reached a packet, once the cut
+    /// had time to show, in seconds (0 without one).
+    fn rise_secs(&self) -> f64 {
+        match self.cut_rtt {
+            Some((cut_rtt, _)) if !self.hold_bounded && self.risen_rtt > cut_rtt => {
+                queue_secs(self.risen_rtt, cut_rtt)
+            }
+            _ => 0.0,
+        }
+    }
 }
 
 /// Delay mode: the run of evidence.
@@ -499,11 +576,21 @@ impl Coexistence {
             start_cwnd_bytes: obs.cwnd_before_bytes,
             min_cwnd_bytes: obs.cwnd_after_bytes,
             base_rtt: path_base,
+            cut_rtt: None,
+            risen_rtt: Duration::ZERO,
+            hold_bounded: obs.rtt_from_hold_bounds,
         };
         let one_pkt = packet_time(obs.actual_bytes_per_sec, obs.max_datagram_size).as_secs_f64();
+        // Our cut in progress already failed to lower the queue: a collapse
+        // now is not its doing.
+        let cut_failed = self
+            .run
+            .episode
+            .is_some_and(|episode| episode.risen_deep(one_pkt));
         if let Some(collapse) = self.run.collapse.on_round(
             obs.now,
             obs.rtt_from_hold_bounds,
+            cut_failed,
             queue_secs(obs.round_rtt, path_base),
             path_base,
             obs.cwnd_before_bytes,
@@ -527,20 +614,25 @@ impl Coexistence {
         }
         let Some(episode) = &mut self.run.episode else {
             if backoff {
-                self.run.episode = Some(new_episode);
+                let mut episode = new_episode;
+                episode.watch_rise(obs.round_rtt, obs.max_datagram_size);
+                self.run.episode = Some(episode);
             }
             return CoexistStep::Stay;
         };
         episode.min_rtt = episode.min_rtt.min(obs.round_rtt);
+        episode.hold_bounded |= obs.rtt_from_hold_bounds;
         if backoff {
             episode.backoff_rounds += 1;
             episode.tail_rounds = 0;
             episode.min_cwnd_bytes = episode.min_cwnd_bytes.min(obs.cwnd_after_bytes);
+            episode.watch_rise(obs.round_rtt, obs.max_datagram_size);
             if episode.backoff_rounds < EPISODE_ROUNDS {
                 return CoexistStep::Stay;
             }
         } else {
             episode.tail_rounds += 1;
+            episode.watch_rise(obs.round_rtt, obs.max_datagram_size);
             if episode.tail_rounds < TAIL_ROUNDS {
                 return CoexistStep::Stay;
             }
@@ -574,6 +666,26 @@ impl Coexistence {
         } else {
             QUEUE_FRACTION * episode.base_rtt.as_secs_f64()
         };
+        // The queue grew while our cut of a packet should have shown: the
+        // other flow was growing into it, whatever came after (its own
+        // reduction at the overflow, which a backoff spanning it would
+        // otherwise take for its own doing).
+        if episode.risen_deep(one_pkt) {
+            let rise_secs = episode.rise_secs();
+            let queue_delay = episode
+                .risen_rtt
+                .saturating_sub(self.run.base_rtt.unwrap_or(episode.base_rtt));
+            return self.evidence(
+                obs.now,
+                SwitchTrigger::IneffectiveBackoff,
+                episode.base_rtt,
+                episode.start_cwnd_bytes,
+                queue_delay,
+                -rise_secs,
+                obs.cwnd_before_bytes,
+                obs.max_datagram_size,
+            );
+        }
         if drop_secs >= one_pkt.min(start_queue / 2.0)
             || queue_secs(episode.min_rtt, episode.base_rtt) < gate_secs
         {
@@ -1053,6 +1165,108 @@ mod tests {
         }
         assert_eq!(r.c.mode(), CoexistMode::Delay);
         assert_eq!(r.c.run.events, 0);
+    }
+
+    /// Congestion-avoidance rounds recorded beside ngtcp2's CUBIC through
+    /// `vegas-link-emu` (50 Mbit/s, 20 ms each way, 208-packet buffer,
+    /// 1350-byte datagrams; the path's BaseRTT 40.4 ms): round RTT (ms),
+    /// Vegas's step, the window before and after it, Actual (bytes/s).
+    /// Slow start's exit left 22 ms of CUBIC's queue; a BaseRTT drain; the
+    /// flow holds 25-28 packets while CUBIC's queue grows from 25 to 28
+    /// ms, cuts three packets while it grows on to 42 ms, and CUBIC's
+    /// reduction at the overflow leaves 21 ms.
+    #[rustfmt::skip]
+    const BESIDE_CUBIC: [(f64, Action, usize, usize, f64); 30] = {
+        use Action::{Decrease as D, Hold as H, Increase as I, BaseRttProbe as P};
+        [
+            (51.5, D, 32380, 31030, 449925.0),
+            (63.7, D, 31030, 29680, 370993.0),
+            (62.4, D, 29680, 28330, 389519.0),
+            (62.8, D, 28330, 26980, 350044.0),
+            (62.7, P, 26980, 17530, 357371.0),
+            (62.2, P, 17530, 17530, 277364.0),
+            (61.5, P, 17530, 32380, 206785.0),
+            (62.0, I, 32380, 33730, 206943.0),
+            (62.5, I, 33730, 35080, 339248.0),
+            (64.1, I, 35080, 36430, 426517.0),
+            (65.0, H, 36430, 37022, 427120.0),
+            (65.5, H, 37022, 37476, 445443.0),
+            (66.0, H, 37476, 37738, 485238.0),
+            (66.4, H, 37738, 37879, 497248.0),
+            (66.8, H, 37879, 37854, 519422.0),
+            (68.1, H, 37854, 37504, 517027.0),
+            (72.0, D, 37504, 36154, 481954.0),
+            (76.5, D, 36154, 34271, 429849.0),
+            (82.3, D, 34271, 32921, 399314.0),
+            (61.1, I, 32921, 34271, 383364.0),
+            (62.6, I, 34271, 35621, 377618.0),
+            (65.0, H, 35621, 36084, 451823.0),
+            (65.7, H, 36084, 36367, 457385.0),
+            (65.8, H, 36367, 36587, 472923.0),
+            (66.4, H, 36587, 36564, 512062.0),
+            (67.2, H, 36564, 36309, 520558.0),
+            (67.5, H, 36309, 35996, 518089.0),
+            (67.5, H, 35996, 35685, 515266.0),
+            (67.9, H, 35685, 35271, 513797.0),
+            (68.2, H, 35271, 34812, 509095.0),
+        ]
+    };
+
+    /// Replays `rounds`, their queue (RTT above the path's 40.4 ms BaseRTT)
+    /// scaled by `queue_scale`: the steps.
+    fn replay_recorded(
+        r: &mut Replay,
+        rounds: &[(f64, Action, usize, usize, f64)],
+        queue_scale: f64,
+    ) -> Vec<CoexistStep> {
+        let base_ms = 40.4;
+        rounds
+            .iter()
+            .map(|&(rtt_ms, action, before, after, actual)| {
+                let rtt_ms = base_ms + (rtt_ms - base_ms) * queue_scale;
+                r.now += Duration::from_secs_f64(rtt_ms / 1e3);
+                r.c.on_delay_round(&RoundObservation {
+                    now: r.now,
+                    round_rtt: Duration::from_secs_f64(rtt_ms / 1e3),
+                    base_rtt: Duration::from_secs_f64(base_ms / 1e3),
+                    actual_bytes_per_sec: actual,
+                    action,
+                    cwnd_before_bytes: before,
+                    cwnd_after_bytes: after,
+                    max_datagram_size: 1350,
+                    rtt_from_hold_bounds: false,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_backoff_spanning_the_other_flows_overflow_did_not_empty_the_queue() {
+        // Our three-packet cut "explained" CUBIC's 21 ms fall (three of our
+        // packets at our rate, 3.5 ms each, are more than half of it) and
+        // the backoff spanning it read as effective: every cycle, for 35 s
+        // of a 200 MB transfer the flow held 5% of the link. The queue grew
+        // after the cut had time to show: neither is ours.
+        let mut r = Replay::new();
+        let steps = replay_recorded(&mut r, &BESIDE_CUBIC, 1.0);
+        let (_, evidence) = switched(&steps);
+        assert_eq!(evidence.count, EVIDENCE_EVENTS);
+        assert_eq!(r.c.mode(), CoexistMode::Competitive);
+    }
+
+    #[test]
+    fn family_flows_growing_a_shallow_queue_while_we_back_off_are_no_evidence() {
+        // Vegas-A flows that raised their thresholds grow the queue while
+        // one of them backs off, and a drain lowers it, below three
+        // quarters of BaseRTT (three Vegas-A flows at 20 Mbit/s x 40 ms:
+        // 10-25 ms). The same rounds with their queue at 0.7 x: it rises
+        // 7.2 ms after the cut, two of our packets, to 29 ms at the peak,
+        // three times over.
+        let mut r = Replay::new();
+        for _ in 0..3 {
+            assert!(!competes(&replay_recorded(&mut r, &BESIDE_CUBIC, 0.7)));
+        }
+        assert_eq!(r.c.mode(), CoexistMode::Delay);
     }
 
     #[test]
