@@ -32,6 +32,7 @@
 
 use std::fmt::Write as _;
 use std::fs;
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -42,6 +43,10 @@ use crate::root;
 use crate::Result;
 
 const PACKET_BYTES: f64 = 1200.0;
+
+/// A false-alarm run over a recorded trace: the cellular benchmark's
+/// shortest (`cargo xtask bench --traces`), one flow alone.
+const TRACE_RUN_S: u32 = 120;
 /// Vegas's beta (Brakmo & Peterson III-B): a flow back in delay mode keeps
 /// at most beta + 1 packets queued.
 const BETA_PKTS: f64 = 3.0;
@@ -67,6 +72,8 @@ struct Options {
     baselines: bool,
     /// Write `docs/coexistence.md` (the whole grid only).
     docs: bool,
+    /// `--traces DIR`: a false-alarm cell per mahimahi trace pair in DIR.
+    traces: Option<PathBuf>,
 }
 
 /// The options `bench --coexist` takes, for its error on an unknown one.
@@ -75,7 +82,8 @@ fn slice_help() -> String {
         "allowed: --quick, --jobs N, and to run a slice of the grid \
          (written to target/bench/coexist.md): --families {}, --competitors {}, \
          --rates MBIT,..., --rtts MS,..., --buffers BDP,..., \
-         --starts together|late|both, --no-baselines",
+         --starts together|late|both, --no-baselines; and --traces DIR (a \
+         false-alarm cell per mahimahi trace pair NAME.down / NAME.up in DIR)",
         FAMILIES.join(","),
         COMPETITORS.join(",")
     )
@@ -127,6 +135,7 @@ impl Options {
             starts: vec![false, true],
             baselines: true,
             docs: true,
+            traces: None,
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
@@ -178,6 +187,13 @@ impl Options {
                 "--no-baselines" => {
                     o.baselines = false;
                     o.docs = false;
+                }
+                "--traces" => {
+                    let dir = PathBuf::from(it.next().ok_or(
+                        "--traces needs a folder of mahimahi trace pairs NAME.down / NAME.up",
+                    )?);
+                    crate::traces::discover(&dir)?;
+                    o.traces = Some(dir);
                 }
                 other => {
                     return Err(format!(
@@ -409,6 +425,29 @@ fn cells(o: &Options) -> Vec<Cell> {
                 ],
             ),
         });
+        // Recorded cellular links, read by path (GPL data, not in the
+        // repository): a rate that falls and recovers is no competitor.
+        let traces = o.traces.as_deref().map(crate::traces::discover);
+        for t in traces.into_iter().flatten().flatten() {
+            let text = format!(
+                "name = \"alone-trace\"\nseed = 1\nduration = \"{TRACE_RUN_S}s\"\n\
+                 [bottleneck]\ntrace = \"{down}\"\ndelay = \"20ms\"\nbuffer_pkts = 100\n\
+                 [reverse]\ntrace = \"{up}\"\nbuffer_pkts = 100\n\
+                 [[flows]]\nalgorithm = \"{family}\"\nduration = \"{TRACE_RUN_S}s\"\n",
+                down = t.down.display(),
+                up = t.up.display(),
+            );
+            cells.push(Cell {
+                kind: Kind::Alone {
+                    family: family.clone(),
+                    label: format!(
+                        "cellular trace {} (20 ms each way, 100 packets, {TRACE_RUN_S} s)",
+                        t.name
+                    ),
+                },
+                scenario: Scenario::Text(text),
+            });
+        }
         for (name, path) in HOSTILE_PATHS {
             let text = "name = \"hostile\"\nseed = 7\nduration = \"30s\"\n\
                  [bottleneck]\nrate = \"10Mbit/s\"\ndelay = \"20ms\"\nbuffer_pkts = 100\n"
@@ -895,9 +934,13 @@ in Diff one round late. What else it took:
 "#;
 
 fn report(o: &Options, cells: &[Cell], results: &[Value]) -> String {
-    let mut md = String::from(
+    let command = match &o.traces {
+        Some(dir) => format!("cargo xtask bench --coexist --traces {}", dir.display()),
+        None => "cargo xtask bench --coexist".to_string(),
+    };
+    let mut md = format!(
         "# Coexistence: the Vegas family beside loss-based flows\n\n\
-         Written by `cargo xtask bench --coexist` (`xtask/src/coexist.rs`; the \
+         Written by `{command}` (`xtask/src/coexist.rs`; the \
          simulator, one `vegas-lab run --json --series` per cell, two at a time). \
          Every path: a drop-tail bottleneck, the receiver ACKing every second \
          packet (25 ms max ACK delay), 10 Gbit/s access links, 1200-byte \
@@ -960,14 +1003,28 @@ fn report(o: &Options, cells: &[Cell], results: &[Value]) -> String {
             );
         }
     }
+    let switched = cells.iter().zip(results).any(|(c, r)| {
+        matches!(c.kind, Kind::Alone { .. })
+            && r["flows"][0]["competitive_mode_s"].as_f64().unwrap_or(0.0) > 0.0
+    });
+    let traces = match &o.traces {
+        Some(dir) => format!(
+            "; each recorded cellular trace pair in `{}` (`--traces`: the link's \
+             service from NAME.down, the ACK path's from NAME.up, 20 ms each way, \
+             100-packet buffers, {TRACE_RUN_S} s)",
+            dir.display()
+        ),
+        None => String::new(),
+    };
     let _ = writeln!(
         md,
         "\n## False alarms: one family flow alone\n\n\
-         Every cell in which the flow switched to competitive mode (none listed: none did). \
+         Every cell in which the flow switched to competitive mode{}. \
          Alone: 10, 100, 1000 Mbit/s x 10, 40, 200 ms x 0.5, 1, 4 BDP for 30 s; the \
          `ack-frequency` sweep (ACK every 1-16 packets, with and without 20 ms ACK \
          aggregation); `route-change`; `vegas-a-reroute` in default mode (1 Mbit/s, the RTT 40 -> 220 ms at 20 s); the six hostile paths of `lab/tests/hostile_network.rs` \
-         for 30 s.\n\n| family | cell | competitive s | switches |\n|---|---|---|---|"
+         for 30 s{traces}.\n\n| family | cell | competitive s | switches |\n|---|---|---|---|",
+        if switched { "" } else { " (none listed: none did)" }
     );
     let mut alone = 0;
     for (c, r) in cells.iter().zip(results) {
@@ -1084,5 +1141,48 @@ mod tests {
         );
         assert!(err(&["--buffers"]).contains("--buffers needs a comma list of BDPs"));
         assert!(err(&["--slice"]).contains("unknown option `--slice`"));
+        assert!(err(&["--traces"]).contains("--traces needs a folder"));
+        assert!(
+            err(&["--traces", "/nonexistent/traces"]).starts_with("--traces /nonexistent/traces:")
+        );
+    }
+
+    #[test]
+    fn traces_add_a_false_alarm_cell_per_pair_and_family_and_keep_the_report() {
+        // A generated pair (the recorded traces are not in the repository).
+        let dir = std::env::temp_dir().join(format!("coexist-traces-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let trace: String = (1..=100).map(|ms| format!("{ms}\n")).collect();
+        fs::write(dir.join("steady.down"), &trace).unwrap();
+        fs::write(dir.join("steady.up"), &trace).unwrap();
+        let arg = dir.display().to_string();
+        let o = parse(&["--coexist", "--traces", &arg]).expect("a folder with one pair");
+        assert!(
+            o.docs,
+            "the whole grid, with the trace cells, writes the report"
+        );
+        let trace_cells: Vec<_> = cells(&o)
+            .into_iter()
+            .filter_map(|c| match (c.kind, c.scenario) {
+                (Kind::Alone { family, label }, Scenario::Text(text))
+                    if label.starts_with("cellular trace steady") =>
+                {
+                    Some((family, text))
+                }
+                _ => None,
+            })
+            .collect();
+        // One per family member studied alone (vegas-compat has no alone
+        // cells).
+        let families: Vec<&str> = trace_cells.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(families, ["vegas", "vegas-a", "gallop-vegas"]);
+        for (_, text) in &trace_cells {
+            assert!(text.contains(&format!(
+                "trace = \"{}\"",
+                dir.join("steady.down").display()
+            )));
+            assert!(text.contains(&format!("trace = \"{}\"", dir.join("steady.up").display())));
+        }
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

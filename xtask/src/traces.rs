@@ -201,10 +201,10 @@ impl Options {
 
 /// A trace pair and what the benchmark needs of it (the simulator checks
 /// the files themselves).
-struct TraceInfo {
-    name: String,
-    down: PathBuf,
-    up: PathBuf,
+pub(crate) struct TraceInfo {
+    pub(crate) name: String,
+    pub(crate) down: PathBuf,
+    pub(crate) up: PathBuf,
     period_s: f64,
     mean_rate_mbit: f64,
     /// Gaps between opportunities of at least [`OUTAGE_MS`]: how many, and
@@ -240,7 +240,7 @@ fn period_rate_outages(path: &Path) -> Result<(f64, f64, (usize, f64))> {
     Ok((last_ms as f64 / 1000.0, mbit, outages))
 }
 
-fn discover(dir: &Path) -> Result<Vec<TraceInfo>> {
+pub(crate) fn discover(dir: &Path) -> Result<Vec<TraceInfo>> {
     let entries = fs::read_dir(dir).map_err(|e| format!("--traces {}: {e}", dir.display()))?;
     let mut traces = Vec::new();
     for entry in entries.flatten() {
