@@ -72,8 +72,9 @@ struct Options {
     baselines: bool,
     /// Write `docs/coexistence.md` (the whole grid only).
     docs: bool,
-    /// `--traces DIR`: a false-alarm cell per mahimahi trace pair in DIR.
-    traces: Option<PathBuf>,
+    /// `--traces DIR`: a false-alarm cell per mahimahi trace pair in DIR,
+    /// the pairs found there when the options were read.
+    traces: Option<(PathBuf, Vec<crate::traces::TraceInfo>)>,
 }
 
 /// The options `bench --coexist` takes, for its error on an unknown one.
@@ -192,8 +193,8 @@ impl Options {
                     let dir = PathBuf::from(it.next().ok_or(
                         "--traces needs a folder of mahimahi trace pairs NAME.down / NAME.up",
                     )?);
-                    crate::traces::discover(&dir)?;
-                    o.traces = Some(dir);
+                    let pairs = crate::traces::discover(&dir)?;
+                    o.traces = Some((dir, pairs));
                 }
                 other => {
                     return Err(format!(
@@ -427,8 +428,7 @@ fn cells(o: &Options) -> Vec<Cell> {
         });
         // Recorded cellular links, read by path (GPL data, not in the
         // repository): a rate that falls and recovers is no competitor.
-        let traces = o.traces.as_deref().map(crate::traces::discover);
-        for t in traces.into_iter().flatten().flatten() {
+        for t in o.traces.iter().flat_map(|(_, pairs)| pairs) {
             let text = format!(
                 "name = \"alone-trace\"\nseed = 1\nduration = \"{TRACE_RUN_S}s\"\n\
                  [bottleneck]\ntrace = \"{down}\"\ndelay = \"20ms\"\nbuffer_pkts = 100\n\
@@ -935,7 +935,7 @@ in Diff one round late. What else it took:
 
 fn report(o: &Options, cells: &[Cell], results: &[Value]) -> String {
     let command = match &o.traces {
-        Some(dir) => format!("cargo xtask bench --coexist --traces {}", dir.display()),
+        Some((dir, _)) => format!("cargo xtask bench --coexist --traces {}", dir.display()),
         None => "cargo xtask bench --coexist".to_string(),
     };
     let mut md = format!(
@@ -1008,7 +1008,7 @@ fn report(o: &Options, cells: &[Cell], results: &[Value]) -> String {
             && r["flows"][0]["competitive_mode_s"].as_f64().unwrap_or(0.0) > 0.0
     });
     let traces = match &o.traces {
-        Some(dir) => format!(
+        Some((dir, _)) => format!(
             "; each recorded cellular trace pair in `{}` (`--traces`: the link's \
              service from NAME.down, the ACK path's from NAME.up, 20 ms each way, \
              100-packet buffers, {TRACE_RUN_S} s)",
