@@ -40,12 +40,13 @@
 //!   - a *congestive loss*: a loss in congestion avoidance with the latest
 //!     RTT sample that far above BaseRTT: a random loss comes at whatever
 //!     queue Vegas keeps, an overflow at a full buffer;
-//!   - a *collapse* ([`super::collapse`]): that queue falling to half or
-//!     less within two rounds while our window held, the other flow's
-//!     multiplicative decrease (not on a path that holds ACKs, where a
-//!     round's RTT swings by the hold). It counts as a congestive loss (the
-//!     overflow the other flow answered), and the backoff episode spanning
-//!     it is dropped: the queue it lowered was not ours.
+//!   - a *collapse* ([`super::collapse`]): that queue, having stood two
+//!     rounds, falling to half or less within the next two while our
+//!     window held, the other flow's multiplicative decrease (not on a
+//!     path that holds ACKs, where a round's RTT swings by the hold, nor
+//!     after a spike, a cellular link's dip). It counts as a congestive
+//!     loss (the overflow the other flow answered), and the backoff
+//!     episode spanning it is dropped: the queue it lowered was not ours.
 //!
 //!   [`EVIDENCE_EVENTS`] of them in a row, each within [`EVIDENCE_MEMORY`]
 //!   of the previous one, switch to competitive mode if one was a loss or

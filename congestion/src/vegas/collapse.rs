@@ -13,6 +13,16 @@
 //! looks for a queue of at least a quarter of BaseRTT that falls to half or
 //! less within [`COLLAPSE_ROUNDS`] rounds while our window was not cut by
 //! enough to explain it; coexistence counts it as a congestive loss.
+//!
+//! The queue must also have stood: a quarter of BaseRTT in each of the
+//! second and third rounds before the current one (the fall may straddle
+//! the last round and this one). A loss-based flow's queue builds over
+//! many rounds before its reduction; a link whose rate dips
+//! and recovers (a cellular link alone) raises the queue for a round or
+//! two and lets it fall, and so does the first round after a return test.
+//! Alone on the T-Mobile UMTS trace a flow back from a return test read one
+//! round of 17 ms falling to 8 ms as a collapse, switched back, and
+//! competed for the rest of the run (p95 RTT 934 ms; 384 ms with the gate).
 
 use std::time::Duration;
 use std::time::Instant;
@@ -110,6 +120,11 @@ impl CollapseWatch {
             // are not comparable, and a risen BaseRTT is no collapse.
             self.rounds = Default::default();
         }
+        // Whether the queue stood (module documentation): the rounds kept
+        // but the newest, which may already be falling.
+        let stood = self.rounds[..WINDOW_ROUNDS - 1]
+            .iter()
+            .all(|r| r.is_some_and(|r| r.queue_secs >= QUEUE_FRACTION * base_rtt.as_secs_f64()));
         let before = self.rounds[WINDOW_ROUNDS - COLLAPSE_ROUNDS..]
             .iter()
             .flatten()
@@ -141,7 +156,8 @@ impl CollapseWatch {
         {
             return None;
         }
-        if before < QUEUE_FRACTION * base_rtt.as_secs_f64()
+        if !stood
+            || before < QUEUE_FRACTION * base_rtt.as_secs_f64()
             || queue_secs > COLLAPSE_FRACTION * before
         {
             return None;
@@ -217,6 +233,31 @@ mod tests {
         // Straddling two rounds, once.
         let rounds = [(7.2, 9), (7.4, 9), (4.5, 9), (0.1, 9), (0.0, 10)];
         assert_eq!(replay(&rounds, 2.7), vec![3]);
+    }
+
+    #[test]
+    fn a_queue_that_did_not_stand_is_not_a_collapse() {
+        // Alone on the T-Mobile UMTS trace, the first rounds after a return
+        // test: nothing kept, then 17 ms (over a BaseRTT of 31 ms) falling
+        // to 8 ms, our window held.
+        let base = Duration::from_millis(31);
+        let mut watch = CollapseWatch::default();
+        let now = Instant::now();
+        let mut round = |at_ms: u64, queue_ms: f64| {
+            let at = now + Duration::from_millis(at_ms);
+            watch.on_round(at, false, false, queue_ms / 1e3, base, 12 * MDS, 0.006, MDS)
+        };
+        assert_eq!(round(120, 17.3), None);
+        assert_eq!(round(170, 7.8), None);
+        // A rate dip: the queue from nothing to a round of 12 ms and back.
+        let spike = [(0.0, 20), (2.0, 20), (12.0, 20), (0.0, 20)];
+        assert!(replay(&spike, 0.5).is_empty());
+        // The same fall after the queue stood two rounds is a collapse.
+        let stood = [(0.0, 20), (8.0, 20), (8.0, 20), (12.0, 20), (0.0, 20)];
+        assert_eq!(replay(&stood, 0.5), vec![4]);
+        // One round short of a quarter of BaseRTT (5 ms) among them is not.
+        let short = [(0.0, 20), (8.0, 20), (4.9, 20), (12.0, 20), (0.0, 20)];
+        assert!(replay(&short, 0.5).is_empty());
     }
 
     #[test]
