@@ -62,7 +62,8 @@
 //!   quiche runs it. A first switch starts from the largest window of the
 //!   evidence run (the window we had before the other flow took it; CDG's
 //!   shadow window serves the same purpose) and slow-starts from there
-//!   until its first loss episode, as a loss-based flow joining the path
+//!   until its first loss episode (of a packet sent after the switch:
+//!   earlier ones were delay mode's), as a loss-based flow joining the path
 //!   starts (RFC 9438 section 4.10: CUBIC begins in slow start); CUBIC's
 //!   epoch then starts from the window that loss found. Without it the
 //!   flow grew from the few packets it kept in delay mode by CUBIC's cube,
