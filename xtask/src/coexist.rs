@@ -799,7 +799,10 @@ switched (share 0.09). What it does see is the other flow's answer to the
 overflow: a queue of a quarter of BaseRTT or more that empties within two
 rounds while our window held (Reno halves; BBR drains for its minimum
 RTT). Vegas flows do not do that: each holds alpha..beta packets and gives
-way a packet a round. Measured on the started-together grid (144 cells:
+way a packet a round. (Since c2a9f0e the queue must also have stood a
+quarter of BaseRTT in the two rounds before the ones it falls from: alone
+on recorded cellular traces a link's dip and recovery read as a collapse;
+`docs/coexistence-summary.md`, group 5.) Measured on the started-together grid (144 cells:
 `vegas`, `vegas-a` and `gallop-vegas` beside the four competitors; cells at
 0.40 or more, the mean share, the family flows' retransmitted MB) and on
 the false-alarm cells of this benchmark:
