@@ -475,6 +475,14 @@ impl VegasConfig {
         }
     }
 
+    /// Vegas's slow start doubling every round: [`SlowStartGrowth::EveryRound`]
+    /// with Vegas's slow start (Gallop-Vegas grows its own way, whatever
+    /// `slow_start_growth` says).
+    pub fn doubles_every_round(&self) -> bool {
+        self.slow_start == SlowStartKind::Vegas
+            && self.slow_start_growth == SlowStartGrowth::EveryRound
+    }
+
     /// The algorithm name (table in the module documentation).
     pub fn family_name(&self) -> &'static str {
         let compat = matches!(self.alpha_beta, AlphaBetaSource::RenoCompat { .. });

@@ -335,7 +335,7 @@ impl Vegas {
             largest_sent_pkt_num: None,
             reduction: LastReduction::default(),
             drain: BaseRttDrain::default(),
-            pacing_cap: PacingCap::new(config.pacing_headroom_pkts, config.slow_start_growth),
+            pacing_cap: PacingCap::new(config.pacing_headroom_pkts, config.doubles_every_round()),
             coexist: Coexistence::default(),
             events: EventQueue::default(),
         })

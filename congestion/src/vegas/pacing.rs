@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use super::coexist::COMPETITIVE_PACING_GAIN;
 use super::config::PacingPeriod;
-use super::config::SlowStartGrowth;
 use super::config::PACING_CAP_ROUNDS;
 use super::config::POST_SLOW_START_SKIPPED_ROUNDS;
 use super::config::STALE_WINDOW_RATIO;
@@ -38,7 +37,9 @@ pub(super) struct CapRound<'a> {
 pub(super) struct PacingCap {
     /// None: no cap (the key set to `none`).
     headroom_pkts: Option<f64>,
-    slow_start_growth: SlowStartGrowth,
+    /// Vegas's slow start doubles every round
+    /// ([`super::VegasConfig::doubles_every_round`]).
+    doubles_every_round: bool,
     /// Actual of the latest congestion-avoidance rounds, oldest first.
     recent_delivery: [Option<f64>; PACING_CAP_ROUNDS],
     /// The ceiling they give; None: no cap in force.
@@ -50,10 +51,10 @@ pub(super) struct PacingCap {
 }
 
 impl PacingCap {
-    pub(super) fn new(headroom_pkts: Option<f64>, slow_start_growth: SlowStartGrowth) -> Self {
+    pub(super) fn new(headroom_pkts: Option<f64>, doubles_every_round: bool) -> Self {
         PacingCap {
             headroom_pkts,
-            slow_start_growth,
+            doubles_every_round,
             recent_delivery: [None; PACING_CAP_ROUNDS],
             cap_bytes_per_sec: None,
             skip_delivery_rounds: 0,
@@ -106,9 +107,7 @@ impl PacingCap {
             // low and a cap climbing from it holds the flow there (measured:
             // docs/constants.md, `vegas::POST_SLOW_START_SKIPPED_ROUNDS`).
             self.skip_delivery_rounds = match r.phase {
-                Phase::SlowStart if self.slow_start_growth == SlowStartGrowth::EveryRound => {
-                    POST_SLOW_START_SKIPPED_ROUNDS
-                }
+                Phase::SlowStart if self.doubles_every_round => POST_SLOW_START_SKIPPED_ROUNDS,
                 Phase::SlowStart | Phase::Recovery => 1,
                 Phase::CongestionAvoidance => 0,
             };

@@ -266,3 +266,19 @@ fn gallop_vegas_table_2_slow_start_replay() {
         assert_eq!(*action, expected, "round {i}");
     }
 }
+
+#[test]
+fn only_vegas_slow_start_doubles_every_round() {
+    // Gallop-Vegas's slow start is its own (Gallop-Vegas III-B/C): asking
+    // it for every-round growth must not give the pacing cap the rounds
+    // it skips after an every-round slow start (`PacingCap::new`).
+    let every_round = |config: VegasConfig| VegasConfig {
+        slow_start_growth: SlowStartGrowth::EveryRound,
+        ..config
+    };
+    assert!(every_round(VegasConfig::default()).doubles_every_round());
+    assert!(every_round(VegasConfig::vegas_a()).doubles_every_round());
+    assert!(!every_round(VegasConfig::gallop()).doubles_every_round());
+    assert!(!VegasConfig::default().doubles_every_round());
+    assert!(!VegasConfig::default().paper_mode().doubles_every_round());
+}
