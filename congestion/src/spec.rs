@@ -1495,6 +1495,16 @@ mod tests {
             growth(&[("mode", "paper"), ("slow_start_growth", "every_round")]).unwrap(),
             SlowStartGrowth::EveryRound
         );
+        // Vanichpun & Feng's gamma selection models the paper's pace.
+        let e = build(
+            "vegas",
+            &params(&[("gamma_rate", "5000"), ("slow_start_growth", "every_round")]),
+            10,
+            1200,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("gamma_rate") && e.contains("every_round"), "{e}");
         let e = build(
             "vegas",
             &params(&[("slow_start_growth", "weekly")]),

@@ -146,7 +146,8 @@ pub enum SlowStartExitWindow {
 pub enum SlowStartGrowth {
     /// Brakmo & Peterson III-C: "grow exponentially only every other RTT";
     /// in between the window is held so Expected and Actual are compared
-    /// on a steady window. The default in both modes.
+    /// on a steady window. The default in both modes, and the only pace
+    /// Vanichpun & Feng's gamma selection takes (its model assumes it).
     EveryOtherRound,
     /// Every round, as Linux `tcp_vegas.c` (`tcp_slow_start` on every ACK
     /// while the round's Diff stays under gamma): each growing round is
@@ -586,6 +587,14 @@ impl VegasConfig {
                     rate,
                     "none with Gallop-Vegas slow start (Vanichpun & Feng eq. 14-15 select \
                      gamma for Vegas's doubling-every-other-round windows)",
+                ));
+            }
+            if self.slow_start_growth != SlowStartGrowth::EveryOtherRound {
+                return Err(ParamError::new(
+                    "gamma_rate",
+                    rate,
+                    "none with slow_start_growth=every_round (Vanichpun & Feng eq. 14-15 \
+                     select gamma for windows doubling every other round)",
                 ));
             }
         }
