@@ -130,7 +130,9 @@ pub enum SlowStartExitWindow {
     ///
     /// On real sockets an event loop reads ACK frames in clumps and the
     /// frame rates read high; the two guards above keep the exit window
-    /// near the pipe.
+    /// near the pipe. After an every-round doubling, sent at twice the
+    /// link's rate, the smoothed rate's guard bounds nothing and that
+    /// reading is left out (`Vegas::smoothed_frame_rate_for_the_pipe`).
     /// Gallop-Vegas makes its own cut (Gallop-Vegas III-C) and then keeps at
     /// most the pipe too: its cut alone leaves a queue the BaseRTT drains
     /// keep restoring. Measured: docs/constants.md,
