@@ -15,6 +15,7 @@ use vegas_lab::sim::report::Report;
 mod sim_support;
 
 use sim_support::from_toml;
+use sim_support::load;
 use sim_support::run_and_report;
 use sim_support::run_report;
 use sim_support::scenario_path;
@@ -324,6 +325,36 @@ fn alone_among_family_flows_and_in_paper_mode_it_never_switches() {
     let (r, _) = simulate(&paper);
     assert!(r.flows[0].mode_switches.is_empty());
     assert!(share(&r) < 0.1, "paper-mode Vegas yields: {}", share(&r));
+}
+
+#[test]
+fn a_long_reroute_alone_is_no_competitor() {
+    // Srijith et al.'s reroute in default mode: 1 Mbit/s, the RTT 40 ->
+    // 200 or 220 ms at 20 s (`vegas-a-reroute` with the access link's new
+    // delay). One packet is 9.6 ms there, so the band's own queue is more
+    // than a quarter of BaseRTT, and the band's fair-share cuts, judged
+    // from their first round's RTT (the window still growing into the
+    // queue peaks it a round later), read as ineffective backoffs:
+    // gallop-vegas switched for 50 s of 100 on the 200 ms path.
+    for family in ["vegas", "vegas-a", "gallop-vegas"] {
+        for new_delay in ["90ms", "100ms"] {
+            let r = run_report(&load(
+                &scenario_path("vegas-a-reroute.toml"),
+                &[
+                    format!("flows.0.algorithm={family}"),
+                    "flows.0.params.mode=default".into(),
+                    format!("flows.0.access.changes.0.delay=\"{new_delay}\""),
+                ],
+            ));
+            let f = &r.flows[0];
+            assert_eq!(
+                f.competitive_mode_s,
+                Some(0.0),
+                "{family} {new_delay}: {f:?}"
+            );
+            assert_eq!(f.lost_packets, 0, "{family} {new_delay}");
+        }
+    }
 }
 
 /// Jain's index over the flows' delivered bytes.

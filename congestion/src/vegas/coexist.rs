@@ -26,8 +26,9 @@
 //!     packet), judged [`TAIL_ROUNDS`] rounds after it by the lowest round
 //!     RTT since its first round. The backoff was effective when that RTT
 //!     is one of our packets (max_datagram_size / Actual) or half the
-//!     queue, whichever is less, below the RTT of the episode's first
-//!     round: alone, with
+//!     queue, whichever is less, below the higher RTT of the episode's
+//!     first two rounds (the window before the cut shows until the round
+//!     after the next): alone, with
 //!     other Vegas flows (who back off too) and after a route change (our
 //!     own queue still drains) it is; beside a buffer-filling flow the
 //!     queue holds or grows whatever we do. An episode in which the RTT
@@ -299,6 +300,20 @@ pub enum CoexistStep {
 #[derive(Clone, Copy, Debug)]
 struct Episode {
     start_rtt: Duration,
+    /// The RTT the window before the cut produced, which the drop is
+    /// judged from: the first round's, or the next one's as far as our
+    /// own growth before the cut explains it ([`Episode::own_rise`]).
+    before_cut_rtt: Duration,
+    /// How far our window's growth over the two rounds before the episode
+    /// raises the RTT (at our own rate), at most one packet: a window
+    /// raised at the end of a round shows only in the round after the next
+    /// ([`TAIL_ROUNDS`]), so a flow that grew into its own queue as the cut
+    /// began sees the RTT peak a round later. Only that much of a rise is
+    /// ours; the rest (BBR's probing, a loss-based flow's growth) is not.
+    /// One packet is the unit the drop is judged in: a larger allowance
+    /// let a flow growing by 27 packets a round beside Reno read a cut of
+    /// 663 packets that lowered the RTT by 2.5 ms as effective.
+    own_rise: Duration,
     /// Lowest round RTT after the first round of the episode.
     min_rtt: Duration,
     /// Rounds of backoff, and rounds since the last one.
@@ -386,6 +401,9 @@ struct EvidenceRun {
     loss_seen_now: bool,
     /// The last congestion-avoidance round: (RTT, the path's BaseRTT).
     last_round: Option<(Duration, Duration)>,
+    /// The windows the last two congestion-avoidance rounds began with,
+    /// the older first ([`Episode::own_rise`]).
+    windows_before: [Option<usize>; 2],
     /// The other flow's reductions ([`super::collapse`]).
     collapse: CollapseWatch,
 }
@@ -566,6 +584,10 @@ impl Coexistence {
     pub fn on_delay_round(&mut self, obs: &RoundObservation) -> CoexistStep {
         let path_base = self.path_base(obs.now, obs.base_rtt);
         self.run.last_round = Some((obs.round_rtt, path_base));
+        let [two_rounds_ago, last_round] = self.run.windows_before;
+        let own_growth_bytes =
+            two_rounds_ago.map_or(0, |w| obs.cwnd_before_bytes.saturating_sub(w));
+        self.run.windows_before = [last_round, Some(obs.cwnd_before_bytes)];
         self.run.peak_cwnd_bytes = self.run.peak_cwnd_bytes.max(obs.cwnd_before_bytes);
         // A backoff round: Vegas's -1 step, a drain, or (with
         // `fair_share`) any round that lowered the window: held inside the
@@ -575,6 +597,9 @@ impl Coexistence {
             || obs.cwnd_after_bytes < obs.cwnd_before_bytes;
         let new_episode = Episode {
             start_rtt: obs.round_rtt,
+            before_cut_rtt: obs.round_rtt,
+            own_rise: packet_time(obs.actual_bytes_per_sec, obs.max_datagram_size)
+                .mul_f64((own_growth_bytes as f64 / obs.max_datagram_size as f64).min(1.0)),
             min_rtt: Duration::MAX,
             backoff_rounds: 1,
             tail_rounds: 0,
@@ -626,6 +651,12 @@ impl Coexistence {
             return CoexistStep::Stay;
         };
         episode.min_rtt = episode.min_rtt.min(obs.round_rtt);
+        if episode.rounds() == 1 {
+            let own_peak = obs
+                .round_rtt
+                .min(episode.start_rtt.saturating_add(episode.own_rise));
+            episode.before_cut_rtt = episode.before_cut_rtt.max(own_peak);
+        }
         episode.hold_bounded |= obs.rtt_from_hold_bounds;
         if backoff {
             episode.backoff_rounds += 1;
@@ -661,7 +692,7 @@ impl Coexistence {
             // packet: a quarter of BaseRTT is queue enough.
             return CoexistStep::Stay;
         }
-        let drop_secs = queue_secs(episode.start_rtt, episode.min_rtt);
+        let drop_secs = queue_secs(episode.before_cut_rtt, episode.min_rtt);
         // Settled after a return, any queue the backoff did not lower
         // counts: the return test may have found the queue empty right
         // after the other flow's reduction, and its queue then grows back
@@ -1292,6 +1323,77 @@ mod tests {
         assert_eq!(r.c.mode(), CoexistMode::Delay);
     }
 
+    /// A Vegas flow alone at 1 Mbit/s (one packet 9.6 ms) over a 50.6 ms
+    /// BaseRTT, recorded in the simulator (`vegas-a-reroute` in default
+    /// mode, every-round slow start): round RTT (ms), the window before
+    /// and after the round in packets of 1200 bytes. Inside the band its
+    /// fair-share cuts take 1.2 packets over three rounds; the RTT peaks a
+    /// round after the first cut (76.8 ms: the window grew by 0.65 packets,
+    /// 6.2 ms, in the two rounds before it) and falls by 12.5 ms, more than
+    /// one packet, to 64.3 ms. From the cut's first round (72.3 ms) that is
+    /// 8.0 ms: read from there, every such cycle was an ineffective
+    /// backoff.
+    #[rustfmt::skip]
+    const ALONE_IN_THE_BAND: [(f64, f64, f64); 8] = [
+        (63.6, 8.23, 8.59),
+        (64.1, 8.59, 8.88),
+        (72.3, 8.88, 8.75),
+        (76.8, 8.75, 8.39),
+        (76.8, 8.39, 8.02),
+        (76.8, 8.02, 7.66),
+        (67.2, 7.66, 7.89),
+        (64.3, 7.89, 8.21),
+    ];
+
+    /// Replays `rounds` (RTT ms, window before and after in packets) at
+    /// 1 Mbit/s over the BaseRTT of [`ALONE_IN_THE_BAND`]: the steps.
+    fn replay_in_the_band(r: &mut Replay, rounds: &[(f64, f64, f64)]) -> Vec<CoexistStep> {
+        rounds
+            .iter()
+            .map(|&(rtt_ms, before_pkts, after_pkts)| {
+                r.now += Duration::from_secs_f64(rtt_ms / 1e3);
+                r.c.on_delay_round(&RoundObservation {
+                    now: r.now,
+                    round_rtt: Duration::from_secs_f64(rtt_ms / 1e3),
+                    base_rtt: Duration::from_micros(50_594),
+                    actual_bytes_per_sec: 125_000.0,
+                    action: Action::Hold,
+                    cwnd_before_bytes: (before_pkts * MDS as f64) as usize,
+                    cwnd_after_bytes: (after_pkts * MDS as f64) as usize,
+                    max_datagram_size: MDS,
+                    rtt_from_hold_bounds: false,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_cut_is_judged_from_the_queue_the_window_before_it_made() {
+        let mut r = Replay::new();
+        for cycle in 0..5 {
+            let steps = replay_in_the_band(&mut r, &ALONE_IN_THE_BAND);
+            assert!(!competes(&steps));
+            // Each cycle's episode was judged effective: no evidence runs.
+            assert_eq!(r.c.run.events, 0, "cycle {cycle}");
+        }
+        assert_eq!(r.c.mode(), CoexistMode::Delay);
+    }
+
+    #[test]
+    fn a_rise_after_the_cut_began_that_our_window_did_not_make_is_not_ours() {
+        // The same rounds with the window held for the two before the cut:
+        // the RTT's rise a round later (BBR probing, a loss-based flow
+        // growing) is someone else's, and the drop is judged from the
+        // cut's first round: 8.0 ms, less than one of our packets, with
+        // more than a quarter of BaseRTT still queued.
+        let mut rounds = ALONE_IN_THE_BAND;
+        rounds[0] = (63.6, 8.88, 8.88);
+        rounds[1] = (64.1, 8.88, 8.88);
+        let mut r = Replay::new();
+        assert!(!competes(&replay_in_the_band(&mut r, &rounds)));
+        assert_eq!(r.c.run.events, 1);
+    }
+
     #[test]
     fn ineffective_backoffs_beside_a_standing_queue_switch_after_three() {
         // BBR in a deep buffer: the queue (40 ms, one BaseRTT) neither
@@ -1309,7 +1411,12 @@ mod tests {
         assert_eq!(cwnd_bytes, (120.0 * MDS as f64 * CUBIC_BETA) as usize);
         assert_eq!(evidence.count, 3);
         assert_eq!(evidence.base_rtt, BASE);
-        assert!(evidence.rtt_change_secs < 0.0, "the RTT rose: {evidence:?}");
+        // Judged from the round after the start (the window before the
+        // cut): the RTT did not fall from there.
+        assert!(
+            evidence.rtt_change_secs <= 0.0,
+            "the RTT fell: {evidence:?}"
+        );
         assert_eq!(evidence.trigger, SwitchTrigger::IneffectiveBackoff);
         assert_eq!(r.c.mode(), CoexistMode::Competitive);
     }
