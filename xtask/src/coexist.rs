@@ -924,6 +924,20 @@ in Diff one round late. What else it took:
   1 Mbit/s with the RTT 40 -> 220 ms, switched to competitive mode,
   utilization 0.74; a bound of two packets instead of one cost share: the
   grid's mean against reno 0.30 against 0.35);
+- an episode's drop is judged from the RTT the window before the cut
+  made: the higher of its first round's RTT and the next one's, the next
+  one's only as far as our own growth over the two rounds before explains
+  it, at most one packet (a window raised at the end of a round shows in
+  the round after the next). Judged from the first round alone, the band's
+  fair-share cuts of a flow alone at 1 Mbit/s (one packet 9.6 ms, more
+  than a quarter of a 50 ms BaseRTT) read as ineffective backoffs: on
+  `vegas-a-reroute` in default mode with the new access delay 90, 100 or
+  110 ms over seeds 1-8, gallop-vegas switched in 10 of 24 runs and vegas
+  in 1 (16 with every-round slow start); none now. Without the one-packet
+  bound, a flow growing by 27 packets a round beside Reno read a cut of
+  663 packets that lowered the RTT by 2.5 ms as effective (late cells at
+  0.40 or more 106 -> 103); with it 114 -> 113 started together, 106 ->
+  105 late, 4 cells moved by 0.05 or more, all beside bbr2;
 - within ten seconds of a return from competitive mode the paper's steps
   apply (without: the competitor still there after a return test took the
   window in a few halving rounds; vegas against cubic over the 12
