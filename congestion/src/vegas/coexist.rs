@@ -1266,18 +1266,21 @@ mod tests {
         ]
     };
 
-    /// Replays `rounds`, their queue (RTT above the path's 40.4 ms BaseRTT)
-    /// scaled by `queue_scale`: the steps.
-    fn replay_recorded(
+    /// A recorded round: RTT (ms), Vegas's step, the window before and
+    /// after it (bytes), Actual (bytes/s).
+    type RecordedRound = (f64, Action, usize, usize, f64);
+
+    /// Replays `rounds` over a path of BaseRTT `base_ms` with
+    /// `max_datagram_size`-byte datagrams: the steps.
+    fn replay(
         r: &mut Replay,
-        rounds: &[(f64, Action, usize, usize, f64)],
-        queue_scale: f64,
+        rounds: &[RecordedRound],
+        base_ms: f64,
+        max_datagram_size: usize,
     ) -> Vec<CoexistStep> {
-        let base_ms = 40.4;
         rounds
             .iter()
             .map(|&(rtt_ms, action, before, after, actual)| {
-                let rtt_ms = base_ms + (rtt_ms - base_ms) * queue_scale;
                 r.now += Duration::from_secs_f64(rtt_ms / 1e3);
                 r.c.on_delay_round(&RoundObservation {
                     now: r.now,
@@ -1287,11 +1290,30 @@ mod tests {
                     action,
                     cwnd_before_bytes: before,
                     cwnd_after_bytes: after,
-                    max_datagram_size: 1350,
+                    max_datagram_size,
                     rtt_from_hold_bounds: false,
                 })
             })
             .collect()
+    }
+
+    /// Replays `rounds` recorded on the path of [`BESIDE_CUBIC`], their
+    /// queue (RTT above the path's 40.4 ms BaseRTT) scaled by
+    /// `queue_scale`: the steps.
+    fn replay_recorded(
+        r: &mut Replay,
+        rounds: &[RecordedRound],
+        queue_scale: f64,
+    ) -> Vec<CoexistStep> {
+        let base_ms = 40.4;
+        let scaled: Vec<RecordedRound> = rounds
+            .iter()
+            .map(|&(rtt_ms, action, before, after, actual)| {
+                let rtt_ms = base_ms + (rtt_ms - base_ms) * queue_scale;
+                (rtt_ms, action, before, after, actual)
+            })
+            .collect();
+        replay(r, &scaled, base_ms, 1350)
     }
 
     #[test]
@@ -1345,33 +1367,35 @@ mod tests {
         (64.3, 7.89, 8.21),
     ];
 
-    /// Replays `rounds` (RTT ms, window before and after in packets) at
-    /// 1 Mbit/s over the BaseRTT of [`ALONE_IN_THE_BAND`]: the steps.
-    fn replay_in_the_band(r: &mut Replay, rounds: &[(f64, f64, f64)]) -> Vec<CoexistStep> {
-        rounds
+    /// Replays `rounds` (RTT ms, window before and after in packets),
+    /// held inside the band at Actual `actual` (bytes/s), over the BaseRTT
+    /// of [`ALONE_IN_THE_BAND`]: the steps.
+    fn replay_in_the_band(
+        r: &mut Replay,
+        rounds: &[(f64, f64, f64)],
+        actual: f64,
+    ) -> Vec<CoexistStep> {
+        let rounds: Vec<RecordedRound> = rounds
             .iter()
             .map(|&(rtt_ms, before_pkts, after_pkts)| {
-                r.now += Duration::from_secs_f64(rtt_ms / 1e3);
-                r.c.on_delay_round(&RoundObservation {
-                    now: r.now,
-                    round_rtt: Duration::from_secs_f64(rtt_ms / 1e3),
-                    base_rtt: Duration::from_micros(50_594),
-                    actual_bytes_per_sec: 125_000.0,
-                    action: Action::Hold,
-                    cwnd_before_bytes: (before_pkts * MDS as f64) as usize,
-                    cwnd_after_bytes: (after_pkts * MDS as f64) as usize,
-                    max_datagram_size: MDS,
-                    rtt_from_hold_bounds: false,
-                })
+                let bytes = |pkts: f64| (pkts * MDS as f64) as usize;
+                (
+                    rtt_ms,
+                    Action::Hold,
+                    bytes(before_pkts),
+                    bytes(after_pkts),
+                    actual,
+                )
             })
-            .collect()
+            .collect();
+        replay(r, &rounds, 50.594, MDS)
     }
 
     #[test]
     fn a_cut_is_judged_from_the_queue_the_window_before_it_made() {
         let mut r = Replay::new();
         for cycle in 0..5 {
-            let steps = replay_in_the_band(&mut r, &ALONE_IN_THE_BAND);
+            let steps = replay_in_the_band(&mut r, &ALONE_IN_THE_BAND, 125_000.0);
             assert!(!competes(&steps));
             // Each cycle's episode was judged effective: no evidence runs.
             assert_eq!(r.c.run.events, 0, "cycle {cycle}");
@@ -1390,7 +1414,7 @@ mod tests {
         rounds[0] = (63.6, 8.88, 8.88);
         rounds[1] = (64.1, 8.88, 8.88);
         let mut r = Replay::new();
-        assert!(!competes(&replay_in_the_band(&mut r, &rounds)));
+        assert!(!competes(&replay_in_the_band(&mut r, &rounds, 125_000.0)));
         assert_eq!(r.c.run.events, 1);
     }
 
