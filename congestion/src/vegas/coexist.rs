@@ -520,6 +520,16 @@ pub fn return_tolerance(
         .max(floor)
 }
 
+/// [`Episode::own_rise`]: `growth_bytes` of our window at our own rate,
+/// at most one packet; none without a rate to read it at.
+fn own_rise(growth_bytes: usize, actual_bytes_per_sec: f64, max_datagram_size: usize) -> Duration {
+    if actual_bytes_per_sec <= 0.0 {
+        return Duration::ZERO;
+    }
+    let growth_pkts = (growth_bytes as f64 / max_datagram_size as f64).min(1.0);
+    packet_time(actual_bytes_per_sec, max_datagram_size).mul_f64(growth_pkts)
+}
+
 /// The time one of our packets takes at our own rate.
 fn packet_time(actual_bytes_per_sec: f64, max_datagram_size: usize) -> Duration {
     if actual_bytes_per_sec > 0.0 {
@@ -598,8 +608,11 @@ impl Coexistence {
         let new_episode = Episode {
             start_rtt: obs.round_rtt,
             before_cut_rtt: obs.round_rtt,
-            own_rise: packet_time(obs.actual_bytes_per_sec, obs.max_datagram_size)
-                .mul_f64((own_growth_bytes as f64 / obs.max_datagram_size as f64).min(1.0)),
+            own_rise: own_rise(
+                own_growth_bytes,
+                obs.actual_bytes_per_sec,
+                obs.max_datagram_size,
+            ),
             min_rtt: Duration::MAX,
             backoff_rounds: 1,
             tail_rounds: 0,
@@ -1401,6 +1414,22 @@ mod tests {
             assert_eq!(r.c.run.events, 0, "cycle {cycle}");
         }
         assert_eq!(r.c.mode(), CoexistMode::Delay);
+    }
+
+    #[test]
+    fn our_own_rise_is_at_most_one_packet_and_none_without_a_rate() {
+        // 10 Mbit/s: a packet is 0.96 ms.
+        let one_pkt = packet_time(RATE_BYTES_PER_SEC, MDS);
+        assert_eq!(own_rise(MDS / 2, RATE_BYTES_PER_SEC, MDS), one_pkt / 2);
+        assert_eq!(own_rise(27 * MDS, RATE_BYTES_PER_SEC, MDS), one_pkt);
+        assert_eq!(own_rise(0, RATE_BYTES_PER_SEC, MDS), Duration::ZERO);
+        // A round that delivered nothing: no rate, no allowance (one
+        // packet at no rate would be an endless delay).
+        assert_eq!(own_rise(27 * MDS, 0.0, MDS), Duration::ZERO);
+        // The window grew, then a cut in a round that read no Actual.
+        let mut r = Replay::new();
+        let steps = replay_in_the_band(&mut r, &ALONE_IN_THE_BAND, 0.0);
+        assert!(!competes(&steps));
     }
 
     #[test]
