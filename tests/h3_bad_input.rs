@@ -512,10 +512,14 @@ fn exchange(port: u16, requests: &[Vec<Header>]) -> Result<Vec<Reply>, quiche::C
             Ok((len, from)) => {
                 let _ = conn.recv(&mut buf[..len], quiche::RecvInfo { from, to: local });
             }
+            // A signal (another test's server exiting) interrupts the
+            // wait: wait again.
             Err(e)
                 if matches!(
                     e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
                 ) => {}
             Err(e) => panic!("recv: {e}"),
         }
