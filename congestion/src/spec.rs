@@ -645,6 +645,12 @@ pub const VEGAS_KEYS: &[Key<VegasConfig>] = &[
         show: |c, _| pkts(c.trend_resolution_pkts),
     },
     on_off_key!(
+        "probe_needs_falling_diff",
+        Tier::Expert,
+        "Vegas-A: raise alpha and beta only while Diff falls as well as the throughput rises",
+        probe_needs_falling_diff
+    ),
+    on_off_key!(
         "round_diff",
         Tier::Expert,
         "Diff from the round's own Expected and Actual rates instead of the window in transit",

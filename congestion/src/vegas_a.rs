@@ -103,6 +103,23 @@
 //!    none).
 //! 7. The cwnd steps of one packet are made by the caller ([`crate::Vegas`])
 //!    at the end of the round, as for Vegas.
+//! 8. Why line 02 probes, in the paper's words: "the throughput has been
+//!    increasing ... diff is decreasing. This is an indication that the
+//!    network is not fully saturated and that network bandwidth is still
+//!    available". Line 02 tests only the throughput. Where the link is
+//!    full and another flow yields, Th rises while Diff (the queue this
+//!    flow keeps) grows, and each probe raises alpha further: among three
+//!    Vegas-A flows 1 s apart at 20 Mbit/s x 40 ms one flow's alpha rose
+//!    from 6 to 15 packets in a second while another flow's window fell
+//!    from 24 to 11 packets, and the queue they made read, to the flow
+//!    that yielded, as a competitor's ([`crate::vegas::coexist`]).
+//!    - The paper tests Th alone (`mode=paper`).
+//!    - The library's default also needs Diff to have fallen since the
+//!      previous round Vegas-A decided (`probe_needs_falling_diff`); a
+//!      round whose previous Diff is unknown (the first after slow start,
+//!      a reduction or an unusable round) does not probe. Otherwise the
+//!      round waits (lines 06-07). Bandwidth a competitor frees lowers
+//!      the RTT, so Diff falls with the rise and the probe goes on.
 
 use std::time::Duration;
 
@@ -295,6 +312,11 @@ pub struct VegasA {
     trend_resolution_pkts: f64,
     /// Th(t-rtt): Actual of the previous round, bytes per second.
     previous_actual_bytes_per_sec: Option<f64>,
+    /// Line 02 also needs Diff to have fallen since the previous round
+    /// (interpretation 8; the paper's exact line 02 unless set).
+    probe_needs_falling_diff: bool,
+    /// Diff of the previous round Vegas-A decided, in packets.
+    previous_diff_pkts: Option<f64>,
 }
 
 impl VegasA {
@@ -307,6 +329,16 @@ impl VegasA {
             alpha_floor_pkts: VEGAS_A_ALPHA_FLOOR_PKTS.min(alpha_pkts),
             trend_resolution_pkts: 0.0,
             previous_actual_bytes_per_sec: None,
+            probe_needs_falling_diff: false,
+            previous_diff_pkts: None,
+        }
+    }
+
+    /// Line 02 probes only while Diff falls as well (interpretation 8).
+    pub fn with_probe_needs_falling_diff(self, on: bool) -> Self {
+        VegasA {
+            probe_needs_falling_diff: on,
+            ..self
         }
     }
 
@@ -341,20 +373,23 @@ impl VegasA {
 
     /// Back to the starting thresholds (path change); the history is lost.
     pub fn reset(&mut self, alpha_pkts: f64, beta_pkts: f64) {
-        *self =
-            VegasA::new(alpha_pkts, beta_pkts).with_trend_resolution(self.trend_resolution_pkts);
+        *self = VegasA::new(alpha_pkts, beta_pkts)
+            .with_trend_resolution(self.trend_resolution_pkts)
+            .with_probe_needs_falling_diff(self.probe_needs_falling_diff);
     }
 
     /// A round Vegas-A does not decide (slow start, a Gallop-Vegas hold):
     /// its Actual becomes Th(t-rtt) for the next round.
     pub fn note_actual(&mut self, actual_bytes_per_sec: f64) {
         self.previous_actual_bytes_per_sec = Some(actual_bytes_per_sec);
+        self.previous_diff_pkts = None;
     }
 
     /// Forgets Th(t-rtt): after a window reduction or an unusable round the
     /// next round has nothing comparable before it (interpretation 5).
     pub fn forget_actual(&mut self) {
         self.previous_actual_bytes_per_sec = None;
+        self.previous_diff_pkts = None;
     }
 
     /// The paper's `alpha > 1` (interpretation 6).
@@ -383,13 +418,22 @@ impl VegasA {
             ),
         );
         self.previous_actual_bytes_per_sec = Some(actual_bytes_per_sec);
-        let branch = vegas_a_branch(
+        let diff_fell = self
+            .previous_diff_pkts
+            .replace(diff_pkts)
+            .is_some_and(|previous| diff_pkts < previous);
+        let mut branch = vegas_a_branch(
             diff_pkts,
             self.alpha_pkts,
             self.beta_pkts,
             self.alpha_above_floor(),
             trend,
         );
+        if branch == VegasABranch::Probe && self.probe_needs_falling_diff && !diff_fell {
+            // Interpretation 8: Th rose while the queue we keep grew, so the
+            // link is full and the rise was another flow's yield.
+            branch = VegasABranch::Wait;
+        }
         let params_changed = match branch {
             // Line 04.
             VegasABranch::Probe => {
@@ -452,6 +496,87 @@ mod tests {
         assert_eq!(step.window, Action::Increase);
         assert!(step.params_changed);
         assert_eq!((vegas_a.alpha_pkts(), vegas_a.beta_pkts()), (2.0, 4.0));
+    }
+
+    /// One flow of three Vegas-A flows at 20 Mbit/s x 40 ms, recorded:
+    /// (Diff, Actual, round RTT ms) of each round while another flow
+    /// yielded. Th rose in most rounds and Diff with it.
+    const FULL_LINK_WHILE_ANOTHER_YIELDS: [(f64, f64, f64); 21] = [
+        (6.00, 896_227.0, 48.5),
+        (6.13, 919_358.0, 48.5),
+        (6.26, 925_926.0, 48.6),
+        (7.56, 952_381.0, 50.0),
+        (7.91, 963_302.0, 50.3),
+        (8.66, 981_309.0, 51.1),
+        (9.03, 990_991.0, 51.4),
+        (9.37, 1_009_174.0, 51.6),
+        (8.97, 1_009_174.0, 51.1),
+        (9.17, 1_045_455.0, 51.0),
+        (9.59, 1_064_815.0, 51.3),
+        (9.64, 1_088_716.0, 51.1),
+        (10.01, 1_113_396.0, 51.3),
+        (10.14, 1_136_364.0, 51.2),
+        (10.91, 1_136_363.0, 52.0),
+        (11.40, 1_160_684.0, 52.3),
+        (11.56, 1_185_851.0, 52.2),
+        (11.88, 1_184_210.0, 52.5),
+        (12.43, 1_205_357.0, 52.9),
+        (13.10, 1_228_070.0, 53.3),
+        (13.62, 1_228_070.0, 53.8),
+    ];
+
+    /// Replays recorded rounds from alpha 6 / beta 8 (Th(t-rtt) of the
+    /// round before them known): the branches taken and the largest alpha.
+    fn replay_rounds(vegas_a: VegasA, rounds: &[(f64, f64, f64)]) -> (Vec<VegasABranch>, f64) {
+        let mut vegas_a = vegas_a;
+        vegas_a.note_actual(857_143.0);
+        let mut peak_alpha = vegas_a.alpha_pkts();
+        let branches = rounds
+            .iter()
+            .map(|&(diff, actual, rtt_ms)| {
+                let rtt = Duration::from_secs_f64(rtt_ms / 1e3);
+                let step = vegas_a.on_round(diff, actual, rtt, MDS);
+                peak_alpha = peak_alpha.max(step.alpha_pkts);
+                step.branch
+            })
+            .collect();
+        (branches, peak_alpha)
+    }
+
+    #[test]
+    fn a_rise_in_throughput_that_grows_diff_probes_only_in_paper_mode() {
+        let start = VegasA::new(6.0, 8.0).with_trend_resolution(VEGAS_A_TREND_RESOLUTION_PKTS);
+        // Line 02 as printed: alpha climbs with every rise.
+        let (_, paper_peak) = replay_rounds(start, &FULL_LINK_WHILE_ANOTHER_YIELDS);
+        assert!(paper_peak >= 10.0, "paper: alpha to {paper_peak}");
+        // Interpretation 8: Diff grew with Th, so no round probes.
+        let (branches, peak) = replay_rounds(
+            start.with_probe_needs_falling_diff(true),
+            &FULL_LINK_WHILE_ANOTHER_YIELDS,
+        );
+        assert!(!branches.contains(&VegasABranch::Probe), "{branches:?}");
+        assert_eq!(peak, 6.0);
+        assert!(branches.contains(&VegasABranch::Wait), "{branches:?}");
+    }
+
+    #[test]
+    fn freed_bandwidth_still_probes_with_the_diff_check() {
+        // A competitor left: the RTT falls, Th rises and Diff falls.
+        let mut vegas_a = VegasA::new(2.0, 4.0).with_probe_needs_falling_diff(true);
+        vegas_a.note_actual(TH_PREV);
+        // The first decided round has no previous Diff: it waits.
+        let first = vegas_a.on_round(3.5, TH_UP, RTT, MDS);
+        assert_eq!(first.branch, VegasABranch::Wait);
+        let step = vegas_a.on_round(3.0, TH_UP + 10_000.0, RTT, MDS);
+        assert_eq!(step.branch, VegasABranch::Probe);
+        assert_eq!((vegas_a.alpha_pkts(), vegas_a.beta_pkts()), (3.0, 5.0));
+        // The check survives a path reset.
+        vegas_a.reset(1.0, 3.0);
+        vegas_a.note_actual(TH_PREV);
+        assert_eq!(
+            vegas_a.on_round(2.0, TH_UP, RTT, MDS).branch,
+            VegasABranch::Wait
+        );
     }
 
     #[test]

@@ -328,6 +328,43 @@ fn alone_among_family_flows_and_in_paper_mode_it_never_switches() {
 }
 
 #[test]
+fn three_vegas_a_flows_never_switch_whatever_the_seed() {
+    // Three Vegas-A flows 1 s apart on the path above, seeds 1-8. With the
+    // paper's probe (Th rising is enough) one flow raised alpha to 15
+    // packets while another yielded its window from 24 to 11 packets;
+    // their queue read as a competitor's to the flow that yielded, and a
+    // drain's fall as the competitor's loss: all three switched on seeds
+    // 2, 5 and 6, and on all 8 with every-round slow start.
+    let run = |seed: u32, params: &str| {
+        let three = path(30).replace("seed = 1", &format!("seed = {seed}"))
+            + &flow("vegas-a", 0, 30, params)
+            + &flow("vegas-a", 1, 29, params)
+            + &flow("vegas-a", 2, 28, params);
+        simulate(&three).0
+    };
+    for params in ["", "params = { slow_start_growth = \"every_round\" }"] {
+        for seed in 1..=8 {
+            for f in &run(seed, params).flows {
+                assert_eq!(
+                    f.competitive_mode_s,
+                    Some(0.0),
+                    "seed {seed} {params}: {f:?}"
+                );
+            }
+        }
+    }
+    let paper_probe = (1..=8)
+        .filter(|&seed| {
+            run(seed, "params = { probe_needs_falling_diff = false }")
+                .flows
+                .iter()
+                .any(|f| f.competitive_mode_s != Some(0.0))
+        })
+        .count();
+    assert!(paper_probe >= 1, "the paper's probe switched on no seed");
+}
+
+#[test]
 fn a_long_reroute_alone_is_no_competitor() {
     // Srijith et al.'s reroute in default mode: 1 Mbit/s, the RTT 40 ->
     // 200 or 220 ms at 20 s (`vegas-a-reroute` with the access link's new

@@ -328,7 +328,8 @@ impl Vegas {
                 AvoidanceKind::Vegas => Avoidance::Vegas,
                 AvoidanceKind::VegasA => Avoidance::VegasA(
                     VegasA::new(alpha_pkts, beta_pkts)
-                        .with_trend_resolution(config.trend_resolution_pkts),
+                        .with_trend_resolution(config.trend_resolution_pkts)
+                        .with_probe_needs_falling_diff(config.probe_needs_falling_diff),
                 ),
             },
             round_start_cwnd_bytes: cwnd_bytes,
