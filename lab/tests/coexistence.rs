@@ -243,6 +243,32 @@ fn beside_reno_in_a_deep_buffer_the_first_switch_slow_starts_to_its_share() {
 }
 
 #[test]
+fn beside_reno_in_a_deep_buffer_backoffs_between_do_not_restart_the_evidence() {
+    // The same path, the flow doubling every round in slow start: it left
+    // slow start with more of the link, and beside Reno's queue of 200 ms
+    // (2.5 BaseRTTs) one backoff in three lowered the RTT by a packet.
+    // Each such backoff started the evidence over: the first switch came
+    // at 19.7 s (share 0.40).
+    let text = path_at("10Mbit/s", "40ms", 333, 40)
+        + &flow(
+            "vegas",
+            0,
+            40,
+            "params = { slow_start_growth = \"every_round\" }",
+        )
+        + &flow("reno", 0, 40, "");
+    let (r, _) = simulate(&text);
+    let first_switch_s = r.flows[0]
+        .mode_switches
+        .first()
+        .map(|m| m.at_s)
+        .expect("a switch to competitive mode");
+    // Measured: 10.5 s, share 0.51.
+    assert!(first_switch_s < 15.0, "first switch at {first_switch_s} s");
+    assert!(share(&r) > 0.45, "share {}", share(&r));
+}
+
+#[test]
 fn a_few_packets_beside_renos_deep_queue_still_judge_their_backoffs() {
     // 10 Mbit/s x 80 ms with four BDPs of buffer (333 packets): Vegas-A
     // keeps 3-5 packets beside Reno's queue of twice BaseRTT, and one of

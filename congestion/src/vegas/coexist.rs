@@ -740,7 +740,17 @@ impl Coexistence {
         {
             // The backoff lowered the queue (by one of our packets, or by
             // half of it when it held under two): whoever shares it yields
-            // too.
+            // too. Unless what it left is still a deep queue, which no few
+            // Vegas flows keep (the evidence's own test, below): a flow
+            // growing a packet a round into a deep buffer (Reno, 10 Mbit/s
+            // x 80 ms, four BDPs) yields to none of our cuts, yet between
+            // its ineffective backoffs each third one lowered the RTT by a
+            // packet and started the evidence over.
+            if queue_secs(episode.min_rtt, episode.base_rtt)
+                >= DEEP_QUEUE_FRACTION * episode.base_rtt.as_secs_f64()
+            {
+                return CoexistStep::Stay;
+            }
             self.run.events = 0;
             self.run.base_rtt = None;
             self.run.peak_cwnd_bytes = obs.cwnd_before_bytes;
@@ -1219,6 +1229,34 @@ mod tests {
         steps
             .iter()
             .any(|s| matches!(s, CoexistStep::Compete { .. }))
+    }
+
+    #[test]
+    fn backoffs_that_leave_a_deep_queue_do_not_clear_the_evidence() {
+        // Ineffective backoffs (the RTT rises through the cut) between
+        // effective ones (it falls by two of our packets): from a queue of
+        // twice BaseRTT the run goes on and the third ineffective one
+        // switches; from 10 ms (a quarter of BaseRTT) each effective one
+        // clears it.
+        let ineffective = |q: f64| [q, q + 0.5, q + 1.0, q + 1.5, q + 2.0, q + 2.0];
+        let effective = |q: f64| [q, q - 0.5, q - 1.0, q - 1.5, q - 2.0, q - 2.0];
+        for (queue_ms, switches) in [(80.0, true), (10.0, false)] {
+            let rtt = 40.0 + queue_ms;
+            let mut r = Replay::new();
+            let mut steps = Vec::new();
+            for i in 0..5 {
+                let rtts = if i % 2 == 0 {
+                    ineffective(rtt)
+                } else {
+                    effective(rtt)
+                };
+                steps.extend(r.episode(rtts));
+            }
+            assert_eq!(competes(&steps), switches, "queue {queue_ms} ms");
+            if switches {
+                assert_eq!(switched(&steps).1.count, 3);
+            }
+        }
     }
 
     #[test]
