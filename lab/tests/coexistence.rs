@@ -172,6 +172,32 @@ fn a_return_in_renos_trough_is_undone_as_its_queue_grows_back() {
 }
 
 #[test]
+fn beside_newrenos_slow_growth_a_long_run_of_backoffs_switches() {
+    // The path above, the flow doubling every round in slow start: it
+    // left slow start with 558 packets, lost little in NewReno's overflow
+    // and held a fifth of the link, while NewReno's queue grew from half
+    // to 0.7 of BaseRTT, never deep enough to switch on: 26 ineffective
+    // backoffs in 30 s, no switch, share 0.07.
+    let text = path_at("100Mbit/s", "40ms", 833, 40)
+        + &flow(
+            "vegas",
+            0,
+            40,
+            "params = { slow_start_growth = \"every_round\" }",
+        )
+        + &flow("newreno", 0, 40, "");
+    let (r, _) = simulate(&text);
+    let first_switch_s = r.flows[0]
+        .mode_switches
+        .first()
+        .map(|m| m.at_s)
+        .expect("a switch to competitive mode");
+    // Measured: the first switch at 9.7 s, share 0.51.
+    assert!(first_switch_s < 15.0, "first switch at {first_switch_s} s");
+    assert!(share(&r) > 0.3, "share {}", share(&r));
+}
+
+#[test]
 fn renos_halving_in_a_shallow_buffer_counts_as_the_loss_it_did_not_send_us() {
     // 100 Mbit/s x 20 ms with half a BDP of buffer (104 packets): the
     // queue never reaches three quarters of BaseRTT and the flow's small

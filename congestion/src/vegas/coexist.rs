@@ -131,6 +131,15 @@ pub use crate::events::SwitchTrigger;
 /// Our choice, from `docs/coexistence.md`.
 pub const EVIDENCE_EVENTS: u32 = 3;
 
+/// Evidence events in a row that switch without a loss or a deep queue:
+/// beside NewReno at 100 Mbit/s x 80 ms (one BDP of buffer) a flow that
+/// left slow start with a fifth of the link made 26 ineffective backoffs
+/// in 30 s while NewReno's queue grew from half to 0.7 of BaseRTT, and
+/// never switched (share 0.07). A few family flows answer some backoff
+/// of ours within a run this long. Our choice: twice
+/// [`EVIDENCE_EVENTS`].
+pub const LONG_RUN_EVENTS: u32 = 2 * EVIDENCE_EVENTS;
+
 /// An evidence event counts towards the run only if it came within this
 /// long of the previous one. Our choice: a Vegas flow beside a
 /// buffer-filling one backs off at least every route check (six rounds).
@@ -860,9 +869,12 @@ impl Coexistence {
                 return CoexistStep::Stay;
             }
             // A flow that fills the buffer makes it overflow, or (BBR in a
-            // deep buffer) keeps a standing queue no few Vegas flows would.
+            // deep buffer) keeps a standing queue no few Vegas flows would,
+            // or (a loss-based flow growing a packet a round) takes none
+            // of our backoffs in a long run.
             if !just_back
                 && !run.loss_seen
+                && run.events < LONG_RUN_EVENTS
                 && queue_delay.as_secs_f64() < DEEP_QUEUE_FRACTION * base_rtt.as_secs_f64()
             {
                 return CoexistStep::Stay;
@@ -1257,6 +1269,25 @@ mod tests {
                 assert_eq!(switched(&steps).1.count, 3);
             }
         }
+    }
+
+    #[test]
+    fn a_long_run_of_ineffective_backoffs_switches_without_a_deep_queue() {
+        // Half a BaseRTT of queue (under the deep three quarters), no
+        // loss: three ineffective backoffs are not enough, six are.
+        let mut r = Replay::new();
+        let mut steps = Vec::new();
+        for i in 0..LONG_RUN_EVENTS {
+            let q = 60.0 + i as f64;
+            let episode = r.episode([q, q + 0.5, q + 1.0, q + 1.5, q + 2.0, q + 2.0]);
+            if i + 1 < LONG_RUN_EVENTS {
+                assert!(!competes(&episode), "after {} backoffs", i + 1);
+            }
+            steps.extend(episode);
+        }
+        let (_, evidence) = switched(&steps);
+        assert_eq!(evidence.count, LONG_RUN_EVENTS);
+        assert_eq!(evidence.trigger, SwitchTrigger::IneffectiveBackoff);
     }
 
     #[test]
