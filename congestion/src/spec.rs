@@ -368,7 +368,7 @@ pub const VEGAS_KEYS: &[Key<VegasConfig>] = &[
         name: "slow_start_growth",
         tier: Tier::User,
         values: "every_round or every_other_round",
-        doc: "slow start doubles every other round (the paper) or every round (Linux; needs a paced sender)",
+        doc: "slow start doubles every round (Linux; needs a paced sender) or every other round (the paper; with gamma_rate)",
         set: Some(|c, k, v| {
             c.slow_start_growth = match v {
                 "every_round" => SlowStartGrowth::EveryRound,
@@ -1483,14 +1483,23 @@ mod tests {
     }
 
     #[test]
-    fn slow_start_doubles_every_other_round_unless_asked_for_every_round() {
+    fn slow_start_doubles_every_round_by_default_and_every_other_in_paper_mode() {
         let growth = |p: &[(&str, &str)]| {
             vegas(family("vegas").unwrap(), "vegas", &params(p), 10, 1200)
                 .map(|v| v.config().slow_start_growth)
         };
-        assert_eq!(growth(&[]).unwrap(), SlowStartGrowth::EveryOtherRound);
+        assert_eq!(growth(&[]).unwrap(), SlowStartGrowth::EveryRound);
         assert_eq!(
             growth(&[("mode", "paper")]).unwrap(),
+            SlowStartGrowth::EveryOtherRound
+        );
+        assert_eq!(
+            growth(&[("slow_start_growth", "every_other_round")]).unwrap(),
+            SlowStartGrowth::EveryOtherRound
+        );
+        // Vanichpun & Feng's gamma selection takes their model's pace.
+        assert_eq!(
+            growth(&[("gamma_rate", "5000")]).unwrap(),
             SlowStartGrowth::EveryOtherRound
         );
         assert_eq!(

@@ -79,9 +79,13 @@ fn slow_start_exit_windows(config: VegasConfig) -> (f64, f64) {
 
 #[test]
 fn slow_start_exit_keeps_the_pipe_by_default_and_seven_eighths_in_paper_mode() {
-    // Windows 10, 20, 40, 80, 160: the round held at 160 packets sees
+    // Doubling every other round, windows 10, 20, 40, 80, 160: the round
+    // held at 160 packets sees
     // the 59 packets the doubling queued.
-    let every_other_round = VegasConfig::default();
+    let every_other_round = VegasConfig {
+        slow_start_growth: SlowStartGrowth::EveryOtherRound,
+        ..VegasConfig::default()
+    };
     let (before, pipe) = slow_start_exit_windows(every_other_round);
     assert_eq!(before, 160.0);
     // ACK rate 1 packet/ms x BaseRTT 101 ms, plus one packet.
@@ -101,11 +105,11 @@ fn slow_start_exit_keeps_the_pipe_by_default_and_seven_eighths_in_paper_mode() {
     assert_eq!((before, small), (90.0, 78.75));
 }
 
+/// The default's growth, named where a test depends on it.
 fn every_round() -> VegasConfig {
-    VegasConfig {
-        slow_start_growth: SlowStartGrowth::EveryRound,
-        ..VegasConfig::default()
-    }
+    let config = VegasConfig::default();
+    assert_eq!(config.slow_start_growth, SlowStartGrowth::EveryRound);
+    config
 }
 
 #[test]
@@ -123,7 +127,7 @@ fn every_round_growth_needs_a_paced_sender() {
 }
 
 #[test]
-fn slow_start_doubles_every_round_on_request_and_exits_above_gamma() {
+fn slow_start_doubles_every_round_by_default_and_exits_above_gamma() {
     let mut h = Harness::vegas(every_round());
     let mut windows = Vec::new();
     for _ in 0..5 {
@@ -168,8 +172,11 @@ fn slow_start_doubles_every_round_on_request_and_exits_above_gamma() {
         "{} < {reached_bytes}",
         h.cc.cwnd_bytes()
     );
-    // The default and paper mode hold every other round.
-    let mut h = Harness::vegas(VegasConfig::default());
+    // Paper mode's pace holds every other round.
+    let mut h = Harness::vegas(VegasConfig {
+        slow_start_growth: SlowStartGrowth::EveryOtherRound,
+        ..VegasConfig::default()
+    });
     let mut windows = Vec::new();
     for _ in 0..5 {
         windows.push(h.cwnd_pkts());
@@ -279,7 +286,8 @@ fn only_vegas_slow_start_doubles_every_round() {
     assert!(every_round(VegasConfig::default()).doubles_every_round());
     assert!(every_round(VegasConfig::vegas_a()).doubles_every_round());
     assert!(!every_round(VegasConfig::gallop()).doubles_every_round());
-    assert!(!VegasConfig::default().doubles_every_round());
+    assert!(VegasConfig::default().doubles_every_round());
+    assert!(!VegasConfig::gallop().doubles_every_round());
     assert!(!VegasConfig::default().paper_mode().doubles_every_round());
 }
 
