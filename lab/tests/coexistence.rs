@@ -47,6 +47,32 @@ fn simulate(text: &str) -> (Report, vegas_lab::sim::SimResult) {
     run_and_report(&from_toml(text, "coexist", &[]))
 }
 
+/// A `vegas` flow doubling every round in slow start beside `competitor`
+/// for 40 s on `path_at(rate, delay, buffer_pkts)`: the report, and when
+/// the vegas flow first switched to competitive mode (it must switch).
+fn every_round_vegas_beside(
+    rate: &str,
+    delay: &str,
+    buffer_pkts: u32,
+    competitor: &str,
+) -> (Report, f64) {
+    let text = path_at(rate, delay, buffer_pkts, 40)
+        + &flow(
+            "vegas",
+            0,
+            40,
+            "params = { slow_start_growth = \"every_round\" }",
+        )
+        + &flow(competitor, 0, 40, "");
+    let (r, _) = simulate(&text);
+    let first_switch_s = r.flows[0]
+        .mode_switches
+        .first()
+        .map(|m| m.at_s)
+        .expect("a switch to competitive mode");
+    (r, first_switch_s)
+}
+
 fn share(r: &Report) -> f64 {
     let (a, b) = (
         r.flows[0].bytes_delivered as f64,
@@ -178,20 +204,7 @@ fn beside_newrenos_slow_growth_a_long_run_of_backoffs_switches() {
     // and held a fifth of the link, while NewReno's queue grew from half
     // to 0.7 of BaseRTT, never deep enough to switch on: 26 ineffective
     // backoffs in 30 s, no switch, share 0.07.
-    let text = path_at("100Mbit/s", "40ms", 833, 40)
-        + &flow(
-            "vegas",
-            0,
-            40,
-            "params = { slow_start_growth = \"every_round\" }",
-        )
-        + &flow("newreno", 0, 40, "");
-    let (r, _) = simulate(&text);
-    let first_switch_s = r.flows[0]
-        .mode_switches
-        .first()
-        .map(|m| m.at_s)
-        .expect("a switch to competitive mode");
+    let (r, first_switch_s) = every_round_vegas_beside("100Mbit/s", "40ms", 833, "newreno");
     // Measured: the first switch at 9.7 s, share 0.51.
     assert!(first_switch_s < 15.0, "first switch at {first_switch_s} s");
     assert!(share(&r) > 0.3, "share {}", share(&r));
@@ -283,20 +296,7 @@ fn beside_reno_in_a_deep_buffer_backoffs_between_do_not_restart_the_evidence() {
     // (2.5 BaseRTTs) one backoff in three lowered the RTT by a packet.
     // Each such backoff started the evidence over: the first switch came
     // at 19.7 s (share 0.40).
-    let text = path_at("10Mbit/s", "40ms", 333, 40)
-        + &flow(
-            "vegas",
-            0,
-            40,
-            "params = { slow_start_growth = \"every_round\" }",
-        )
-        + &flow("reno", 0, 40, "");
-    let (r, _) = simulate(&text);
-    let first_switch_s = r.flows[0]
-        .mode_switches
-        .first()
-        .map(|m| m.at_s)
-        .expect("a switch to competitive mode");
+    let (r, first_switch_s) = every_round_vegas_beside("10Mbit/s", "40ms", 333, "reno");
     // Measured: 10.5 s, share 0.51.
     assert!(first_switch_s < 15.0, "first switch at {first_switch_s} s");
     assert!(share(&r) > 0.45, "share {}", share(&r));

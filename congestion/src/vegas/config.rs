@@ -171,8 +171,9 @@ pub enum SlowStartGrowth {
 /// Which slow start a Vegas-family controller uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SlowStartKind {
-    /// Brakmo & Peterson III-C: double every other round, leave when
-    /// Diff > gamma with a 1/8 cut.
+    /// Brakmo & Peterson III-C: double every other round (every round by
+    /// default, [`SlowStartGrowth`]), leave when Diff > gamma (the window
+    /// cut by 1/8 in paper mode, to the pipe by default).
     Vegas,
     /// Gallop-Vegas "stable growth" (Gallop-Vegas III-B/C, [`crate::gallop`]).
     Gallop,
