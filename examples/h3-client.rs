@@ -531,6 +531,7 @@ fn fetch(args: Args) -> Result<bool, String> {
     };
     let mut socket =
         mio::net::UdpSocket::bind(bind).map_err(|e| format!("cannot open a UDP socket: {e}"))?;
+    args.common.size_socket_buffers(&socket)?;
     // Connected, so that "port unreachable" comes back as an error.
     socket
         .connect(peer)

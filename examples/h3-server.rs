@@ -273,6 +273,7 @@ fn serve(args: Args) -> Result<(), String> {
 
     let mut socket = mio::net::UdpSocket::bind(args.listen)
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    args.common.size_socket_buffers(&socket)?;
     let local_addr = socket.local_addr().map_err(|e| e.to_string())?;
     let mut poll = mio::Poll::new().map_err(|e| e.to_string())?;
     poll.registry()

@@ -27,6 +27,15 @@ pub const MAX_DATAGRAM_BYTES: usize = 1350;
 pub const MAX_TIMEOUT_MS: u64 = 86_400_000;
 /// The longest timeout any flag accepts: one day, in seconds.
 pub const MAX_TIMEOUT_S: f64 = 86_400.0;
+/// The UDP socket buffer asked for by default, each direction: 4 MiB,
+/// a few hundred milliseconds of 100 Mbit/s. Linux's default (208 KiB,
+/// about 90 datagrams) overflows when the process is not scheduled for
+/// 10 ms at 100 Mbit/s: a 30 s download at 100 Mbit/s x 200 ms through
+/// vegas-link-emu lost 741 datagrams that way and Vegas halved its window
+/// (`docs/real-rates.md`). quic-go asks for 7 MiB.
+pub const DEFAULT_SOCKET_BUFFER_KB: u64 = 4096;
+/// The largest socket buffer a flag accepts: 1 GiB (the kernel caps it).
+pub const MAX_SOCKET_BUFFER_KB: u64 = 1 << 20;
 /// The smallest flow-control window a flag accepts: room for the HTTP/3
 /// control streams and a request's header block (smaller windows block them).
 pub const MIN_WINDOW_BYTES: u64 = 16 * 1024;
@@ -123,9 +132,51 @@ pub struct CommonArgs {
     /// pace.
     #[arg(long, visible_alias = "disable-pacing")]
     pub no_pacing: bool,
+    /// Receive and send buffer asked for the UDP socket, 0 (the system's
+    /// default) to 1048576 KiB; the kernel caps it at net.core.rmem_max and
+    /// wmem_max. A full receive buffer drops datagrams the sender takes as
+    /// congestion.
+    #[arg(long, default_value_t = DEFAULT_SOCKET_BUFFER_KB, value_name = "KB",
+          allow_negative_numbers = true,
+          value_parser = u64_in(0, MAX_SOCKET_BUFFER_KB))]
+    pub socket_buffer_kb: u64,
 }
 
 impl CommonArgs {
+    /// Asks for `--socket-buffer-kb` of receive and send buffer on `socket`.
+    /// Where the kernel grants less (its maximum is lower), says so on
+    /// stderr with the sysctl that raises it, and goes on.
+    pub fn size_socket_buffers(&self, socket: &mio::net::UdpSocket) -> Result<(), String> {
+        if self.socket_buffer_kb == 0 {
+            return Ok(());
+        }
+        let bytes = (self.socket_buffer_kb * 1024) as usize;
+        let socket = socket2::SockRef::from(socket);
+        let sized = || -> std::io::Result<(usize, usize)> {
+            socket.set_recv_buffer_size(bytes)?;
+            socket.set_send_buffer_size(bytes)?;
+            Ok((socket.recv_buffer_size()?, socket.send_buffer_size()?))
+        };
+        let (receive, send) =
+            sized().map_err(|e| format!("--socket-buffer-kb {}: {e}", self.socket_buffer_kb))?;
+        // Linux reports twice what it granted; a grant below the request
+        // is the kernel's maximum.
+        for (what, granted, sysctl) in [
+            ("receive", receive, "net.core.rmem_max"),
+            ("send", send, "net.core.wmem_max"),
+        ] {
+            if granted < bytes {
+                eprintln!(
+                    "warning: --socket-buffer-kb {}: the kernel granted a {what} buffer of \
+                     {} KiB; raise it with `sysctl -w {sysctl}={bytes}`",
+                    self.socket_buffer_kb,
+                    granted / 1024
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// The validated congestion-control choice.
     pub fn cc_spec(&self) -> Result<CcSpec, String> {
         let algorithm: Algorithm = cc_name(&self.cc)

@@ -12,11 +12,14 @@
 //! - [`relay`]: the relay between client-facing ports and servers, one
 //!   shared bottleneck for every flow; [`relay::Emulator`] runs it in
 //!   threads, the `vegas-link-emu` binary is its command line.
+//! - [`sockets`]: UDP socket buffers sized for fast paths, and the
+//!   machine's count of datagrams dropped at full receive buffers.
 
 pub mod cli;
 pub mod limits;
 pub mod link;
 pub mod relay;
+pub mod sockets;
 
 pub use link::LinkSpec;
 pub use relay::Config;

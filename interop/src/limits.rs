@@ -33,6 +33,8 @@ pub const MAX_STEP_AT_MS: f64 = MAX_DURATION_S * 1e3;
 /// Longest busy-wait before an event: the scheduler's idle wake-up
 /// period (50 ms); longer would mean spinning all the time.
 pub const MAX_SPIN_US: u64 = 50_000;
+/// Largest socket buffer asked for: 1 GiB (the kernel caps it lower).
+pub const MAX_SOCKET_BUFFER_KB: usize = 1 << 20;
 
 const NS_PER_MS: f64 = 1e6;
 
@@ -161,6 +163,18 @@ pub fn spin_ns(us: u64) -> Result<Nanos, String> {
         ));
     }
     Ok(us * 1000)
+}
+
+/// A socket buffer in KiB as bytes, 0 (the system's default) to
+/// [`MAX_SOCKET_BUFFER_KB`].
+pub fn socket_buffer_bytes(kb: usize) -> Result<usize, String> {
+    if kb > MAX_SOCKET_BUFFER_KB {
+        return Err(format!(
+            "socket buffer {kb} KiB: must be from 0 (the system's default) to \
+             {MAX_SOCKET_BUFFER_KB} (1 GiB)"
+        ));
+    }
+    Ok(kb * 1024)
 }
 
 /// Checks a link's parameters in the model's units against the bounds

@@ -38,6 +38,8 @@ use crate::link::LinkSpec;
 use crate::link::LinkStats;
 use crate::link::Nanos;
 use crate::link::Packet;
+use crate::sockets;
+use crate::sockets::SocketBuffers;
 use vegas_link_model::trace::DeliveryTrace;
 use vegas_link_model::Service;
 
@@ -172,6 +174,9 @@ pub struct Config {
     pub down_trace: Option<Arc<DeliveryTrace>>,
     /// The same for the up link.
     pub up_trace: Option<Arc<DeliveryTrace>>,
+    /// Receive and send buffer asked for every socket, in bytes; 0 leaves
+    /// the system's defaults ([`crate::sockets`]).
+    pub socket_buffer_bytes: usize,
 }
 
 /// How late datagrams left the emulator compared with their scheduled
@@ -220,6 +225,12 @@ pub struct Report {
     pub precision: Precision,
     pub flows: Vec<FlowInfo>,
     pub duration: Duration,
+    /// What the kernel granted the client-facing sockets.
+    pub socket_buffers: Option<SocketBuffers>,
+    /// UDP datagrams this machine dropped at full receive buffers during
+    /// the run, all sockets of all processes (emulator, server and client
+    /// alike); `None` where the kernel does not say.
+    pub machine_receive_buffer_drops: Option<u64>,
 }
 
 impl std::fmt::Display for Report {
@@ -254,6 +265,21 @@ impl std::fmt::Display for Report {
                 } else {
                     0.0
                 }
+            )?;
+        }
+        if let Some(b) = self.socket_buffers {
+            writeln!(
+                f,
+                "sockets: receive buffer {} KiB, send buffer {} KiB (as the kernel reports them)",
+                b.receive_bytes / 1024,
+                b.send_bytes / 1024
+            )?;
+        }
+        if let Some(drops) = self.machine_receive_buffer_drops {
+            writeln!(
+                f,
+                "machine: {drops} UDP datagrams dropped at full socket receive buffers during the \
+                 run (all processes; /proc/net/snmp RcvbufErrors)"
             )?;
         }
         let p = &self.precision;
@@ -291,6 +317,8 @@ pub struct Emulator {
     stop: Arc<AtomicBool>,
     receiver: Option<JoinHandle<()>>,
     scheduler: Option<JoinHandle<Report>>,
+    socket_buffers: Option<SocketBuffers>,
+    receive_buffer_drops_at_start: Option<u64>,
 }
 
 const MAX_PRECISION_SAMPLES: usize = 10_000_000;
@@ -338,10 +366,19 @@ impl Emulator {
             ));
         }
         let mut listeners = Vec::new();
+        let mut socket_buffers = None;
         for r in &config.routes {
             let s = UdpSocket::bind(r.listen)
                 .map_err(|e| format!("cannot listen on {}: {e}", r.listen))?;
             s.set_nonblocking(true).map_err(|e| e.to_string())?;
+            socket_buffers = Some(sockets::enlarge(&s, config.socket_buffer_bytes).map_err(
+                |e| {
+                    format!(
+                        "cannot size the buffers of the socket on {} to {} bytes: {e}",
+                        r.listen, config.socket_buffer_bytes
+                    )
+                },
+            )?);
             listeners.push(s);
         }
         let listen_addrs: Vec<SocketAddr> = listeners
@@ -371,11 +408,13 @@ impl Emulator {
         // The queue logs' time 0, as an instant and as UTC (read together).
         let start = Instant::now();
         let wall_clock_start = SystemTime::now();
+        let receive_buffer_drops_at_start = sockets::machine_receive_buffer_drops();
+        let socket_buffer_bytes = config.socket_buffer_bytes;
         let receiver = {
             let stop = stop.clone();
             std::thread::Builder::new()
                 .name("emu-recv".into())
-                .spawn(move || receive(listeners, servers, tx, stop, start))
+                .spawn(move || receive(listeners, servers, socket_buffer_bytes, tx, stop, start))
                 .map_err(|e| e.to_string())?
         };
         let scheduler = {
@@ -392,6 +431,8 @@ impl Emulator {
             stop,
             receiver: Some(receiver),
             scheduler: Some(scheduler),
+            socket_buffers,
+            receive_buffer_drops_at_start,
         })
     }
 
@@ -406,10 +447,17 @@ impl Emulator {
         if let Some(r) = self.receiver.take() {
             let _ = r.join();
         }
-        self.scheduler
+        let mut report = self
+            .scheduler
             .take()
             .and_then(|s| s.join().ok())
-            .expect("scheduler thread")
+            .expect("scheduler thread");
+        report.socket_buffers = self.socket_buffers;
+        report.machine_receive_buffer_drops = self
+            .receive_buffer_drops_at_start
+            .zip(sockets::machine_receive_buffer_drops())
+            .map(|(start, end)| end.saturating_sub(start));
+        report
     }
 }
 
@@ -426,6 +474,7 @@ fn since(start: Instant) -> Nanos {
 fn receive(
     listeners: Vec<UdpSocket>,
     servers: Vec<SocketAddr>,
+    socket_buffer_bytes: usize,
     tx: mpsc::Sender<Msg>,
     stop: Arc<AtomicBool>,
     start: Instant,
@@ -468,7 +517,8 @@ fn receive(
                     let flow = match flows.get(&(route, from)) {
                         Some(&f) => f,
                         None => {
-                            let Some(sock) = open_upstream(servers[route]) else {
+                            let Some(sock) = open_upstream(servers[route], socket_buffer_bytes)
+                            else {
                                 continue;
                             };
                             let Ok(clone) = sock.try_clone() else {
@@ -521,7 +571,7 @@ fn receive(
     }
 }
 
-fn open_upstream(server: SocketAddr) -> Option<UdpSocket> {
+fn open_upstream(server: SocketAddr, socket_buffer_bytes: usize) -> Option<UdpSocket> {
     let bind: SocketAddr = if server.is_ipv4() {
         "127.0.0.1:0".parse().ok()?
     } else {
@@ -530,6 +580,7 @@ fn open_upstream(server: SocketAddr) -> Option<UdpSocket> {
     let s = UdpSocket::bind(bind).ok()?;
     s.connect(server).ok()?;
     s.set_nonblocking(true).ok()?;
+    sockets::enlarge(&s, socket_buffer_bytes).ok()?;
     Some(s)
 }
 
@@ -698,5 +749,7 @@ fn schedule(
             })
             .collect(),
         duration,
+        socket_buffers: None,
+        machine_receive_buffer_drops: None,
     }
 }

@@ -91,6 +91,10 @@ fn cases() -> Vec<(Vec<&'static str>, &'static str, &'static str)> {
         &["-1", "50001", "99999999999999999999", "1.5", "nan"],
     );
     each(
+        "--socket-buffer-kb",
+        &["-1", "1048577", "99999999999999999999", "1.5", "4k"],
+    );
+    each(
         "--duration-s",
         &["nan", "inf", "-inf", "-1", "0", "86401", "1e300", "soon"],
     );

@@ -44,6 +44,7 @@ fn emulator(
         down_log: None,
         up_log: log,
         spin_ns: 0,
+        socket_buffer_bytes: vegas_interop::sockets::DEFAULT_SOCKET_BUFFER_BYTES,
         down_trace: None,
         up_trace: None,
     })
@@ -249,6 +250,7 @@ fn a_trace_driven_link_replays_its_trace_in_real_time() {
         down_log: None,
         up_log: None,
         spin_ns: 0,
+        socket_buffer_bytes: vegas_interop::sockets::DEFAULT_SOCKET_BUFFER_BYTES,
         down_trace: None,
         up_trace: Some(trace.clone()),
     })
@@ -476,6 +478,7 @@ fn start_refuses_out_of_range_parameters() {
             spin_ns,
             down_trace: None,
             up_trace: None,
+            socket_buffer_bytes: 0,
         })
         .err()
     };
@@ -531,10 +534,49 @@ fn start_refuses_out_of_range_parameters() {
         down_log: None,
         up_log: None,
         spin_ns: 0,
+        socket_buffer_bytes: vegas_interop::sockets::DEFAULT_SOCKET_BUFFER_BYTES,
         down_trace: None,
         up_trace: None,
     })
     .err()
     .expect("refused");
     assert!(e.contains("send to itself"), "{e}");
+}
+
+/// The emulator's sockets get the buffers asked for (up to the kernel's
+/// maximum), not the system's default, and the report says what they got
+/// and how many datagrams the machine dropped at full receive buffers.
+#[test]
+fn sockets_get_the_buffers_asked_for_and_the_report_counts_kernel_drops() {
+    let sink = loopback();
+    let spec = LinkSpec::new(100_000_000, 1_000_000, 1000);
+    let emu = emulator(sink.local_addr().unwrap(), spec, spec, vec![], None);
+    let to = emu.listen_addrs()[0];
+    let client = loopback();
+    send_paced(&client, to, 10, 1000, Duration::ZERO);
+    assert_eq!(collect(&sink, 10).len(), 10);
+    let report = emu.stop();
+    let buffers = report.socket_buffers.expect("the report gives the buffers");
+    let default = vegas_interop::sockets::enlarge(&sink, 0).unwrap();
+    let rmem_max: Option<usize> = std::fs::read_to_string("/proc/sys/net/core/rmem_max")
+        .ok()
+        .and_then(|t| t.trim().parse().ok());
+    let asked = vegas_interop::sockets::DEFAULT_SOCKET_BUFFER_BYTES;
+    if rmem_max.is_none_or(|max| max > default.receive_bytes) {
+        assert!(
+            buffers.receive_bytes > default.receive_bytes,
+            "receive buffer {} B, the default {} B, asked {asked} B (rmem_max {rmem_max:?})",
+            buffers.receive_bytes,
+            default.receive_bytes
+        );
+    }
+    if std::path::Path::new("/proc/net/snmp").exists() {
+        assert!(report.machine_receive_buffer_drops.is_some());
+        let text = report.to_string();
+        assert!(text.contains("sockets: receive buffer "), "{text}");
+        assert!(
+            text.contains("UDP datagrams dropped at full socket receive buffers"),
+            "{text}"
+        );
+    }
 }

@@ -61,6 +61,7 @@ fn queue_log_and_qlog_of_a_real_run_share_a_time_base() {
         down_log: Some(Box::new(std::fs::File::create(&queue_path).unwrap())),
         up_log: None,
         spin_ns: 0,
+        socket_buffer_bytes: vegas_interop::sockets::DEFAULT_SOCKET_BUFFER_BYTES,
         down_trace: None,
         up_trace: None,
     })

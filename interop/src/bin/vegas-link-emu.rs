@@ -38,7 +38,7 @@ use vegas_link_model::trace::DeliveryTrace;
 const AFTER_HELP: &str = "Ranges: rates 0.001 (1 kbit/s) to 100000 (100 Gbit/s) Mbit/s; delays \
 0 to 60000 ms; buffers 0 to 1000000 packets; loss rates in [0, 1); mean loss bursts 1 to 10000 \
 packets, and a loss rate of at most B/(B+1) with bursts of B > 1; aggregation periods 0 (off) or \
-0.001 to 60000 ms; --spin-us at most 50000; --duration-s above 0, at most 86400 (1 day); step \
+0.001 to 60000 ms; --spin-us at most 50000; --socket-buffer-kb 0 to 1048576; --duration-s above 0, at most 86400 (1 day); step \
 times 0 to 86400000 ms, step values in the ranges of their flags. Out-of-range values are \
 refused with an error naming the flag and the value (non-zero exit status), never clamped.";
 
@@ -114,6 +114,12 @@ struct Args {
     /// precise, costs CPU), 0 to 50000 us.
     #[arg(long, default_value_t = 0, value_name = "US", value_parser = parse_spin_us, allow_hyphen_values = true)]
     spin_us: u64,
+    /// Receive and send buffer asked for each socket, 0 (the system's
+    /// default) to 1048576 KiB; the kernel caps it at net.core.rmem_max and
+    /// wmem_max. A full receive buffer drops datagrams outside the emulated
+    /// link: the report counts the machine's.
+    #[arg(long, default_value_t = vegas_interop::sockets::DEFAULT_SOCKET_BUFFER_BYTES / 1024, value_name = "KB", value_parser = parse_socket_buffer_kb, allow_hyphen_values = true)]
+    socket_buffer_kb: usize,
     /// Stop after this long, above 0 and at most 86400 s (default: at
     /// SIGINT/SIGTERM).
     #[arg(long, value_name = "S", value_parser = parse_duration_s, allow_hyphen_values = true)]
@@ -132,6 +138,15 @@ fn parse_step(text: &str) -> Result<StepArg, String> {
         text: text.to_string(),
         step: text.parse()?,
     })
+}
+
+fn parse_socket_buffer_kb(text: &str) -> Result<usize, String> {
+    let kb: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number of KiB"))?;
+    limits::socket_buffer_bytes(kb)?;
+    Ok(kb)
 }
 
 fn parse_rate_mbit(text: &str) -> Result<f64, String> {
@@ -339,6 +354,7 @@ fn run(args: Args, down: LinkSpec, up: LinkSpec) -> Result<(), String> {
         down_log: open_log("--queue-log", &args.queue_log)?,
         up_log: open_log("--up-queue-log", &args.up_queue_log)?,
         spin_ns: limits::spin_ns(args.spin_us)?,
+        socket_buffer_bytes: limits::socket_buffer_bytes(args.socket_buffer_kb)?,
         down_trace: args.trace_down.clone(),
         up_trace: args.trace_up.clone(),
     };
