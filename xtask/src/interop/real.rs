@@ -14,6 +14,7 @@
 //! `--no-doc`.
 
 use super::*;
+use vegas_interop::sockets::machine_receive_buffer_drops;
 
 const ALGORITHMS: [&str; 4] = ["vegas", "vegas-a", "gallop-vegas", "cubic"];
 const RATES_MBIT: [f64; 4] = [10.0, 25.0, 50.0, 100.0];
@@ -219,6 +220,9 @@ struct Figures {
     /// Packets the server counted lost (quiche's stats).
     lost: u64,
     lateness_p99_us: Option<f64>,
+    /// UDP datagrams the machine dropped at full socket receive buffers
+    /// during the run (all processes), `None` where the kernel does not say.
+    kernel_drops: Option<u64>,
 }
 
 /// The simulator's figures for a path and algorithm.
@@ -230,9 +234,22 @@ struct SimFigures {
     drops: u64,
 }
 
-/// A loopback download: (algorithm, repetition, (goodput Mbit/s, packets
-/// lost) or why it failed).
-type LoopbackRun = (String, usize, Result<(f64, u64), String>);
+/// A loopback download's goodput Mbit/s, packets lost, and datagrams the
+/// machine dropped at full receive buffers.
+type LoopbackFigures = (f64, u64, Option<u64>);
+
+/// A loopback download: (algorithm, repetition, figures or why it failed).
+type LoopbackRun = (String, usize, Result<LoopbackFigures, String>);
+
+/// The machine's receive-buffer drops while `f` runs.
+fn counting_kernel_drops<T>(f: impl FnOnce() -> T) -> (T, Option<u64>) {
+    let before = machine_receive_buffer_drops();
+    let out = f();
+    let drops = before
+        .zip(machine_receive_buffer_drops())
+        .map(|(a, b)| b.saturating_sub(a));
+    (out, drops)
+}
 
 struct Cell {
     path: Path_,
@@ -315,7 +332,8 @@ fn server_lost(log: &Path) -> u64 {
 impl Ctx {
     fn real_run(&self, path: &Path_, cc: &str, run: &str) -> Result<Figures, String> {
         let cell = path.cell();
-        let f = self.stack_run(&cell, "quiche", cc, run)?;
+        let (f, kernel_drops) = counting_kernel_drops(|| self.stack_run(&cell, "quiche", cc, run));
+        let f = f?;
         let events = read_queue_log(&self.out.join(format!("queue-{run}.log")))?;
         let departures = events.iter().filter(|e| e.kind == '-');
         let (a, b) = departures.fold((f64::MAX, 0.0f64), |(a, b), e| {
@@ -328,12 +346,20 @@ impl Ctx {
             drops: f.drops,
             lost: server_lost(&self.log(run, "server")),
             lateness_p99_us: f.lateness_p99_us,
+            kernel_drops,
         })
+    }
+
+    /// [`Ctx::loopback_download`] and the datagrams the machine dropped at
+    /// full receive buffers meanwhile.
+    fn loopback_run(&self, cc: &str, bytes: u64, run: &str) -> Result<LoopbackFigures, String> {
+        let (r, kernel_drops) = counting_kernel_drops(|| self.loopback_download(cc, bytes, run));
+        r.map(|(goodput, lost)| (goodput, lost, kernel_drops))
     }
 
     /// One loopback download of `bytes` from h3-server --cc `cc`:
     /// (goodput Mbit/s, packets the server counted lost).
-    fn loopback_run(&self, cc: &str, bytes: u64, run: &str) -> Result<(f64, u64), String> {
+    fn loopback_download(&self, cc: &str, bytes: u64, run: &str) -> Result<(f64, u64), String> {
         let (server, port) = self.start_server("quiche-vegas", cc, run)?;
         let mut c = bounded(
             self.bin.join("examples/h3-client"),
@@ -458,13 +484,14 @@ pub fn run(root: &Path, args: &[String], lab: &Path) -> Result<(), String> {
                 match &result {
                     Ok(f) => println!(
                         "[{done}/{total}] {} {cc:<13} {:>7.2} Mbit/s  queue mean {:>6.1} p95 {:>5.0}  \
-                         drops {:>5}  lost {:>5}  emu p99 {} us",
+                         drops {:>5}  lost {:>5}  kernel drops {}  emu p99 {} us",
                         p.name(),
                         f.goodput_mbit,
                         f.queue_mean,
                         f.queue_p95,
                         f.drops,
                         f.lost,
+                        f.kernel_drops.map_or("?".into(), |v| v.to_string()),
                         f.lateness_p99_us.map_or("?".into(), |v| format!("{v:.0}"))
                     ),
                     Err(e) => eprintln!("[{done}/{total}] {} {cc}: {e}", p.name()),
@@ -495,9 +522,10 @@ pub fn run(root: &Path, args: &[String], lab: &Path) -> Result<(), String> {
             for cc in order {
                 let r = ctx.loopback_run(cc, bytes, &format!("loopback-{cc}-{rep}"));
                 match &r {
-                    Ok((g, lost)) => {
-                        println!("loopback {cc:<6} rep {rep}: {g:.1} Mbit/s, lost {lost}")
-                    }
+                    Ok((g, lost, kernel)) => println!(
+                        "loopback {cc:<6} rep {rep}: {g:.1} Mbit/s, lost {lost}, kernel drops {}",
+                        kernel.map_or("?".into(), |v| v.to_string())
+                    ),
                     Err(e) => eprintln!("loopback {cc} rep {rep}: {e}"),
                 }
                 loopback.push((cc.to_string(), rep, r));
@@ -637,6 +665,22 @@ fn markdown(
         fmt(median(lateness.clone()), 0),
         fmt(lateness.iter().cloned().reduce(f64::max), 0)
     ));
+    let kernel: Vec<u64> = cells
+        .iter()
+        .flat_map(|c| c.runs.iter())
+        .filter_map(|(_, _, r)| r.as_ref().ok()?.kernel_drops)
+        .collect();
+    if !kernel.is_empty() {
+        s.push_str(&format!(
+            "- The kernel: {} datagrams dropped at full socket receive buffers over the {} \
+             emulator runs (all processes; `/proc/net/snmp` RcvbufErrors), {} runs with any, \
+             {} at most in one. Every socket asks for 4 MiB (`--socket-buffer-kb`).\n",
+            kernel.iter().sum::<u64>(),
+            kernel.len(),
+            kernel.iter().filter(|&&d| d > 0).count(),
+            kernel.iter().max().copied().unwrap_or(0)
+        ));
+    }
     for &seconds in &o.seconds {
         for &bdp in &o.buffer_bdps {
             s.push_str(&format!(
@@ -705,34 +749,35 @@ fn markdown(
     }
     if !loopback.is_empty() {
         s.push_str("\n### Loopback (no emulator)\n\n");
-        s.push_str("| algorithm | goodput Mbit/s per repetition | median | x cubic | lost per repetition |\n|---|---|---|---|---|\n");
+        s.push_str("| algorithm | goodput Mbit/s per repetition | median | x cubic | lost per repetition | kernel drops per repetition |\n|---|---|---|---|---|---|\n");
         let med = |cc: &str| {
             median(
                 loopback
                     .iter()
                     .filter(|(c, _, _)| c == cc)
-                    .filter_map(|(_, _, r)| r.as_ref().ok().map(|(g, _)| *g))
+                    .filter_map(|(_, _, r)| r.as_ref().ok().map(|(g, _, _)| *g))
                     .collect(),
             )
         };
         for cc in ["vegas", "cubic"] {
-            let runs: Vec<&Result<(f64, u64), String>> = loopback
+            let runs: Vec<&Result<LoopbackFigures, String>> = loopback
                 .iter()
                 .filter(|(c, _, _)| c == cc)
                 .map(|(_, _, r)| r)
                 .collect();
-            let show = |f: &dyn Fn(&(f64, u64)) -> String| {
+            let show = |f: &dyn Fn(&LoopbackFigures) -> String| {
                 runs.iter()
                     .map(|r| r.as_ref().map_or("failed".into(), f))
                     .collect::<Vec<_>>()
                     .join(" / ")
             };
             s.push_str(&format!(
-                "| {cc} | {} | {} | {} | {} |\n",
-                show(&|(g, _)| format!("{g:.0}")),
+                "| {cc} | {} | {} | {} | {} | {} |\n",
+                show(&|(g, _, _)| format!("{g:.0}")),
                 fmt(med(cc), 0),
                 fmt(med(cc).zip(med("cubic")).map(|(a, b)| a / b), 2),
-                show(&|(_, l)| l.to_string()),
+                show(&|(_, l, _)| l.to_string()),
+                show(&|(_, _, k)| k.map_or("?".into(), |v| v.to_string())),
             ));
         }
     }
@@ -762,6 +807,7 @@ fn json(o: &RealOptions, cells: &[Cell], loopback: &[LoopbackRun]) -> serde_json
                         "algorithm": cc, "rep": rep, "goodput_mbit": f.goodput_mbit,
                         "queue_mean_pkts": f.queue_mean, "queue_p95_pkts": f.queue_p95,
                         "drops": f.drops, "lost": f.lost, "emulator_p99_us": f.lateness_p99_us,
+                        "kernel_receive_buffer_drops": f.kernel_drops,
                     }),
                     Err(e) => serde_json::json!({"algorithm": cc, "rep": rep, "error": e}),
                 })
@@ -789,9 +835,10 @@ fn json(o: &RealOptions, cells: &[Cell], loopback: &[LoopbackRun]) -> serde_json
     let loopback: Vec<serde_json::Value> = loopback
         .iter()
         .map(|(cc, rep, r)| match r {
-            Ok((g, lost)) => {
-                serde_json::json!({"algorithm": cc, "rep": rep, "goodput_mbit": g, "lost": lost})
-            }
+            Ok((g, lost, kernel)) => serde_json::json!({
+                "algorithm": cc, "rep": rep, "goodput_mbit": g, "lost": lost,
+                "kernel_receive_buffer_drops": kernel,
+            }),
             Err(e) => serde_json::json!({"algorithm": cc, "rep": rep, "error": e}),
         })
         .collect();
