@@ -216,6 +216,9 @@ struct Figures {
     goodput_mbit: f64,
     queue_mean: f64,
     queue_p95: f64,
+    /// Mean queue over the second half of the link's busy time: steady
+    /// state, after slow start's overshoot has drained.
+    steady_queue_mean: f64,
     drops: u64,
     /// Packets the server counted lost (quiche's stats).
     lost: u64,
@@ -231,6 +234,7 @@ struct SimFigures {
     goodput_mbit: f64,
     queue_mean: f64,
     queue_p95: f64,
+    steady_queue_mean: f64,
     drops: u64,
 }
 
@@ -291,6 +295,41 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
+/// The second half of the span from the first to the last datagram the
+/// link began to serve, in ms: the window of the steady-state queue.
+fn steady_window(events: &[Event]) -> (f64, f64) {
+    let (a, b) = events
+        .iter()
+        .filter(|e| e.kind == '-')
+        .fold((f64::MAX, 0.0f64), |(a, b), e| {
+            (a.min(e.t_ms), b.max(e.t_ms))
+        });
+    ((a + b) / 2.0, b)
+}
+
+/// Time-weighted mean of the queue over [a, b] ms.
+fn queue_mean(events: &[Event], a: f64, b: f64) -> f64 {
+    let (mut level, mut t, mut area) = (0u64, a, 0.0);
+    for e in events {
+        if e.t_ms <= a {
+            level = e.queue;
+            continue;
+        }
+        if e.t_ms > b {
+            break;
+        }
+        area += level as f64 * (e.t_ms - t);
+        t = e.t_ms;
+        level = e.queue;
+    }
+    area += level as f64 * (b - t);
+    if b > a {
+        area / (b - a)
+    } else {
+        f64::NAN
+    }
+}
+
 /// Time-weighted `q` quantile of the queue over [a, b] ms.
 fn queue_quantile(events: &[Event], a: f64, b: f64, q: f64) -> f64 {
     let mut time_at: std::collections::BTreeMap<u64, f64> = Default::default();
@@ -339,10 +378,12 @@ impl Ctx {
         let (a, b) = departures.fold((f64::MAX, 0.0f64), |(a, b), e| {
             (a.min(e.t_ms), b.max(e.t_ms))
         });
+        let (steady_a, steady_b) = steady_window(&events);
         Ok(Figures {
             goodput_mbit: f.goodput_mbit,
             queue_mean: f.queue_mean,
             queue_p95: queue_quantile(&events, a, b, 0.95),
+            steady_queue_mean: queue_mean(&events, steady_a, steady_b),
             drops: f.drops,
             lost: server_lost(&self.log(run, "server")),
             lateness_p99_us: f.lateness_p99_us,
@@ -406,10 +447,13 @@ fn sim_run(lab: &Path, dir: &Path, path: &Path_, cc: &str) -> Result<SimFigures,
         cell.bytes
     );
     std::fs::write(&file, scenario).map_err(|e| format!("{}: {e}", file.display()))?;
+    let logs = dir.join(&name);
     let out = Command::new(lab)
         .arg("run")
         .arg(&file)
         .arg("--json")
+        .arg("--out")
+        .arg(&logs)
         .output()
         .map_err(|e| format!("{}: {e}", lab.display()))?;
     if !out.status.success() {
@@ -428,7 +472,10 @@ fn sim_run(lab: &Path, dir: &Path, path: &Path_, cc: &str) -> Result<SimFigures,
             "{name}: the transfer did not finish in the simulator"
         ));
     }
+    let events = read_queue_log(&logs.join("bottleneck.queue"))?;
+    let (steady_a, steady_b) = steady_window(&events);
     Ok(SimFigures {
+        steady_queue_mean: queue_mean(&events, steady_a, steady_b),
         goodput_mbit: flow["goodput_bps"].as_f64().unwrap_or(0.0) / 1e6,
         queue_mean: link["mean_queue_pkts"].as_f64().unwrap_or(f64::NAN),
         queue_p95: link["p95_queue_pkts"].as_f64().unwrap_or(f64::NAN),
@@ -589,11 +636,13 @@ fn markdown(
          Goodput: the client's own timing, request to last byte (handshake not \
          included), median of the repetitions with their range. Queue: the emulator's \
          down link, time-weighted from its first datagram to its last (mean and 95th \
-         percentile, packets waiting). Drops: the emulator's drop-tail drops; lost: what \
+         percentile, packets waiting); steady queue: its mean over the second half of \
+         that span, after slow start's overshoot (the issue's steady state). Drops: the emulator's drop-tail drops; lost: what \
          the server counted lost. `x cubic`: median goodput over CUBIC's on the same \
          path. Sim: `vegas-lab` on the same link, bytes, datagram size and algorithm \
-         (no jitter, seed 1). Targets (family rows): mean queue in [{}, {}] packets or \
-         within 1 packet of the simulator's, goodput at least {GOODPUT_TARGET}x CUBIC's.\n\n",
+         (no jitter, seed 1), its bottleneck's queue read the same way. Targets (family \
+         rows): steady queue in [{}, {}] packets or within 1 packet of the simulator's, \
+         goodput at least {GOODPUT_TARGET}x CUBIC's.\n\n",
         o.reps,
         o.buffer_bdps
             .iter()
@@ -687,8 +736,8 @@ fn markdown(
                 "\n### {seconds} s transfers, {bdp} BDP buffers\n\n"
             ));
             s.push_str(
-                "| path | algorithm | goodput Mbit/s (range) | x cubic | mean queue | p95 queue | drops | lost | sim goodput | sim mean queue | sim p95 | targets |\n\
-                 |---|---|---|---|---|---|---|---|---|---|---|---|\n",
+                "| path | algorithm | goodput Mbit/s (range) | x cubic | mean queue | p95 queue | steady queue | drops | lost | sim goodput | sim mean queue | sim p95 | sim steady queue | targets |\n\
+                 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
             );
             for cell in cells
                 .iter()
@@ -729,7 +778,7 @@ fn markdown(
                         }
                     };
                     s.push_str(&format!(
-                        "| {} Mbit/s x {} ms | {cc} | {}{range}{} | {} | {} | {} | {} | {} | {} | {} | {} | {target} |\n",
+                        "| {} Mbit/s x {} ms | {cc} | {}{range}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {target} |\n",
                         cell.path.rate_mbit,
                         cell.path.rtt_ms,
                         fmt(median(g.clone()), 1),
@@ -737,11 +786,13 @@ fn markdown(
                         fmt(ratio, 2),
                         fmt(cell.median(cc, |f| f.queue_mean), 1),
                         fmt(cell.median(cc, |f| f.queue_p95), 0),
+                        fmt(cell.median(cc, |f| f.steady_queue_mean), 1),
                         fmt(cell.median(cc, |f| f.drops as f64), 0),
                         fmt(cell.median(cc, |f| f.lost as f64), 0),
                         fmt(sim.map(|f| f.goodput_mbit), 1),
                         fmt(sim.map(|f| f.queue_mean), 1),
                         fmt(sim.map(|f| f.queue_p95), 0),
+                        fmt(sim.map(|f| f.steady_queue_mean), 1),
                     ));
                 }
             }
@@ -786,11 +837,11 @@ fn markdown(
 
 /// (queue target met, goodput target met) of `cc` on a cell with figures.
 fn targets(cell: &Cell, cc: &str) -> Option<(bool, bool)> {
-    let queue = cell.median(cc, |f| f.queue_mean)?;
+    let queue = cell.median(cc, |f| f.steady_queue_mean)?;
     let ratio = cell.median(cc, |f| f.goodput_mbit)? / cell.median("cubic", |f| f.goodput_mbit)?;
     let near_sim = cell
         .sim(cc)
-        .is_some_and(|s| (queue - s.queue_mean).abs() <= 1.0);
+        .is_some_and(|s| (queue - s.steady_queue_mean).abs() <= 1.0);
     let in_band = (QUEUE_TARGET_PKTS.0..=QUEUE_TARGET_PKTS.1).contains(&queue);
     Some((in_band || near_sim, ratio >= GOODPUT_TARGET))
 }
@@ -806,6 +857,7 @@ fn json(o: &RealOptions, cells: &[Cell], loopback: &[LoopbackRun]) -> serde_json
                     Ok(f) => serde_json::json!({
                         "algorithm": cc, "rep": rep, "goodput_mbit": f.goodput_mbit,
                         "queue_mean_pkts": f.queue_mean, "queue_p95_pkts": f.queue_p95,
+                        "steady_queue_mean_pkts": f.steady_queue_mean,
                         "drops": f.drops, "lost": f.lost, "emulator_p99_us": f.lateness_p99_us,
                         "kernel_receive_buffer_drops": f.kernel_drops,
                     }),
@@ -819,6 +871,7 @@ fn json(o: &RealOptions, cells: &[Cell], loopback: &[LoopbackRun]) -> serde_json
                     Ok(f) => serde_json::json!({
                         "algorithm": cc, "goodput_mbit": f.goodput_mbit,
                         "queue_mean_pkts": f.queue_mean, "queue_p95_pkts": f.queue_p95,
+                        "steady_queue_mean_pkts": f.steady_queue_mean,
                         "drops": f.drops,
                     }),
                     Err(e) => serde_json::json!({"algorithm": cc, "error": e}),
@@ -867,6 +920,24 @@ mod tests {
         let events = [ev(0.0, 0), ev(90.0, 10), ev(100.0, 0)];
         assert_eq!(queue_quantile(&events, 0.0, 100.0, 0.95), 10.0);
         assert_eq!(queue_quantile(&events, 0.0, 100.0, 0.5), 0.0);
+    }
+
+    #[test]
+    fn the_steady_queue_is_the_mean_over_the_second_half_of_service() {
+        // Service from 0 to 100 ms; a slow-start spike of 1000 packets
+        // from 10 to 20 ms, then 3: the whole span's mean is the spike's,
+        // the steady mean (50-100 ms) is 3.
+        let served = |t_ms| Event {
+            kind: '-',
+            ..ev(t_ms, 3)
+        };
+        let events = [served(0.0), ev(10.0, 1000), ev(20.0, 3), served(100.0)];
+        let (a, b) = steady_window(&events);
+        assert_eq!((a, b), (50.0, 100.0));
+        assert!((queue_mean(&events, a, b) - 3.0).abs() < 1e-9);
+        let whole = queue_mean(&events, 0.0, 100.0);
+        let expected = (3.0 * 10.0 + 1000.0 * 10.0 + 3.0 * 80.0) / 100.0;
+        assert!((whole - expected).abs() < 1e-9, "{whole}");
     }
 
     #[test]
