@@ -218,6 +218,35 @@ fn client_fetches_files_and_bytes_from_server() {
     assert!(qlog.contains("gallop-vegas"), "qlog names the algorithm");
 }
 
+/// Both examples size their UDP socket buffers; a request above the
+/// kernel's maximum still transfers, and says which sysctl to raise.
+#[test]
+fn a_socket_buffer_above_the_kernels_maximum_warns_and_still_transfers() {
+    let (_dir, root) = site();
+    let server = start_server(&root, &["--socket-buffer-kb", "1048576"]);
+    let mut args = ca_args();
+    args.extend([
+        "--socket-buffer-kb".into(),
+        "1048576".into(),
+        format!("https://localhost:{}/a.txt", server.port),
+    ]);
+    let out = client(&args);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("/a.txt -> 200, 7 bytes"), "{stdout}");
+    let rmem_max: Option<u64> = std::fs::read_to_string("/proc/sys/net/core/rmem_max")
+        .ok()
+        .and_then(|t| t.trim().parse().ok());
+    if rmem_max.is_some_and(|max| max < 1 << 30) {
+        assert!(
+            stderr.contains(
+                "warning: --socket-buffer-kb 1048576: the kernel granted a receive buffer of"
+            ) && stderr.contains("sysctl -w net.core.rmem_max="),
+            "{stderr}"
+        );
+    }
+}
+
 #[test]
 fn hostile_paths_get_errors_over_the_wire() {
     let (_dir, root) = site();
