@@ -13,6 +13,7 @@
 //! generated part of `docs/real-rates.md` (between its markers) unless
 //! `--no-doc`.
 
+use super::stacks::queue_over;
 use super::*;
 use vegas_interop::sockets::machine_receive_buffer_drops;
 
@@ -295,39 +296,18 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
-/// The second half of the span from the first to the last datagram the
-/// link began to serve, in ms: the window of the steady-state queue.
-fn steady_window(events: &[Event]) -> (f64, f64) {
-    let (a, b) = events
-        .iter()
-        .filter(|e| e.kind == '-')
-        .fold((f64::MAX, 0.0f64), |(a, b), e| {
-            (a.min(e.t_ms), b.max(e.t_ms))
-        });
-    ((a + b) / 2.0, b)
-}
-
-/// Time-weighted mean of the queue over [a, b] ms.
-fn queue_mean(events: &[Event], a: f64, b: f64) -> f64 {
-    let (mut level, mut t, mut area) = (0u64, a, 0.0);
-    for e in events {
-        if e.t_ms <= a {
-            level = e.queue;
-            continue;
-        }
-        if e.t_ms > b {
-            break;
-        }
-        area += level as f64 * (e.t_ms - t);
-        t = e.t_ms;
-        level = e.queue;
-    }
-    area += level as f64 * (b - t);
-    if b > a {
-        area / (b - a)
-    } else {
-        f64::NAN
-    }
+/// The time-weighted mean queue over the second half of the span from the
+/// first to the last datagram the link began to serve: the steady state,
+/// after slow start's overshoot. The same reading as a real run's
+/// `queue_mean_late` ([`queue_over`]); NaN without a
+/// datagram.
+fn steady_queue_mean(events: &[Event]) -> f64 {
+    let mut departures = events.iter().filter(|e| e.kind == '-').map(|e| e.t_ms);
+    let Some(a) = departures.next() else {
+        return f64::NAN;
+    };
+    let b = departures.next_back().unwrap_or(a);
+    queue_over(events, (a + b) / 2.0, b).0
 }
 
 /// Time-weighted `q` quantile of the queue over [a, b] ms.
@@ -378,12 +358,11 @@ impl Ctx {
         let (a, b) = departures.fold((f64::MAX, 0.0f64), |(a, b), e| {
             (a.min(e.t_ms), b.max(e.t_ms))
         });
-        let (steady_a, steady_b) = steady_window(&events);
         Ok(Figures {
             goodput_mbit: f.goodput_mbit,
             queue_mean: f.queue_mean,
             queue_p95: queue_quantile(&events, a, b, 0.95),
-            steady_queue_mean: queue_mean(&events, steady_a, steady_b),
+            steady_queue_mean: f.queue_mean_late,
             drops: f.drops,
             lost: server_lost(&self.log(run, "server")),
             lateness_p99_us: f.lateness_p99_us,
@@ -473,9 +452,8 @@ fn sim_run(lab: &Path, dir: &Path, path: &Path_, cc: &str) -> Result<SimFigures,
         ));
     }
     let events = read_queue_log(&logs.join("bottleneck.queue"))?;
-    let (steady_a, steady_b) = steady_window(&events);
     Ok(SimFigures {
-        steady_queue_mean: queue_mean(&events, steady_a, steady_b),
+        steady_queue_mean: steady_queue_mean(&events),
         goodput_mbit: flow["goodput_bps"].as_f64().unwrap_or(0.0) / 1e6,
         queue_mean: link["mean_queue_pkts"].as_f64().unwrap_or(f64::NAN),
         queue_p95: link["p95_queue_pkts"].as_f64().unwrap_or(f64::NAN),
@@ -932,10 +910,12 @@ mod tests {
             ..ev(t_ms, 3)
         };
         let events = [served(0.0), ev(10.0, 1000), ev(20.0, 3), served(100.0)];
-        let (a, b) = steady_window(&events);
-        assert_eq!((a, b), (50.0, 100.0));
-        assert!((queue_mean(&events, a, b) - 3.0).abs() < 1e-9);
-        let whole = queue_mean(&events, 0.0, 100.0);
+        assert!((steady_queue_mean(&events) - 3.0).abs() < 1e-9);
+        assert!(
+            steady_queue_mean(&[ev(0.0, 3)]).is_nan(),
+            "no datagram served"
+        );
+        let (whole, _) = queue_over(&events, 0.0, 100.0);
         let expected = (3.0 * 10.0 + 1000.0 * 10.0 + 3.0 * 80.0) / 100.0;
         assert!((whole - expected).abs() < 1e-9, "{whole}");
     }
