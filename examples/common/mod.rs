@@ -32,7 +32,9 @@ pub const MAX_TIMEOUT_S: f64 = 86_400.0;
 /// about 90 datagrams) overflows when the process is not scheduled for
 /// 10 ms at 100 Mbit/s: a 30 s download at 100 Mbit/s x 200 ms through
 /// vegas-link-emu lost 741 datagrams that way and Vegas halved its window
-/// (`docs/real-rates.md`). quic-go asks for 7 MiB.
+/// (`docs/real-rates.md`). quic-go asks for 7 MiB. The same as
+/// `vegas_interop::sockets::DEFAULT_SOCKET_BUFFER_BYTES`, which the
+/// examples do not depend on.
 pub const DEFAULT_SOCKET_BUFFER_KB: u64 = 4096;
 /// The largest socket buffer a flag accepts: 1 GiB (the kernel caps it).
 pub const MAX_SOCKET_BUFFER_KB: u64 = 1 << 20;
