@@ -36,6 +36,10 @@ pub enum Action {
     /// A round of a return test in competitive mode: the window drained to
     /// the pipe at our own rate to see whether the queue empties.
     ReturnTest,
+    /// The first congestion-avoidance round after a slow-start exit that
+    /// kept the pipe: the window raised to the pipe read again
+    /// (`exit_recheck`, [`crate::vegas::pipe_recheck`]); no Vegas step.
+    PipeRecheck,
 }
 
 impl Action {
@@ -51,6 +55,7 @@ impl Action {
             Action::BaseRttProbe => "base_rtt_probe",
             Action::Compete => "compete",
             Action::ReturnTest => "return_test",
+            Action::PipeRecheck => "pipe_recheck",
         }
     }
 }

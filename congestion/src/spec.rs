@@ -657,6 +657,12 @@ pub const VEGAS_KEYS: &[Key<VegasConfig>] = &[
         round_diff
     ),
     on_off_key!(
+        "exit_recheck",
+        Tier::Expert,
+        "with slow_start_exit_window=pipe, the round after the exit reads the pipe again and raises an under-read window (from a reading at most 1/8 above the exit window)",
+        exit_recheck
+    ),
+    on_off_key!(
         "coexist",
         Tier::User,
         "compete beside CUBIC, Reno or BBR; back to Vegas once the queue empties",
@@ -1438,7 +1444,7 @@ mod tests {
     }
 
     #[test]
-    fn coexistence_fair_share_and_delay_noise_are_on_by_default_off_in_paper_mode_and_switchable() {
+    fn coexist_fair_share_exit_recheck_and_delay_noise_are_on_by_default_off_in_paper_mode() {
         for (mode, on) in [("default", true), ("paper", false), ("naive", false)] {
             for name in ["vegas", "vegas-a", "gallop-vegas", "vegas-compat"] {
                 let mut p = params(&[("mode", mode)]);
@@ -1455,6 +1461,7 @@ mod tests {
                 let cc = vegas(family(name).unwrap(), name, &p, 10, 1200).unwrap();
                 assert_eq!(cc.config().coexist, on, "{name} {mode}");
                 assert_eq!(cc.config().fair_share, on, "{name} {mode}");
+                assert_eq!(cc.config().exit_recheck, on, "{name} {mode}");
                 assert_eq!(
                     cc.config().sampler.subtract_delay_noise,
                     on,
@@ -1463,9 +1470,10 @@ mod tests {
             }
         }
         type Switch = fn(&VegasConfig) -> bool;
-        let switches: [(&str, &str, Switch); 3] = [
+        let switches: [(&str, &str, Switch); 4] = [
             ("coexist", "maybe", |c| c.coexist),
             ("fair_share", "2", |c| c.fair_share),
+            ("exit_recheck", "twice", |c| c.exit_recheck),
             ("subtract_delay_noise", "sometimes", |c| {
                 c.sampler.subtract_delay_noise
             }),

@@ -347,6 +347,31 @@ impl<C: Controller> Bottleneck<C> {
         }
     }
 
+    /// The link serves `rate_pkts_per_sec` from now on: the packet in
+    /// service finishes as scheduled, the ones queued behind it leave at
+    /// the new rate.
+    pub(crate) fn set_rate(&mut self, rate_pkts_per_sec: u32) {
+        self.service = Duration::from_secs(1) / rate_pkts_per_sec;
+        let now = self.sender.now;
+        let mut link_free: Option<Instant> = None;
+        for (_, arrival) in self.arrivals.iter_mut() {
+            let departure = *arrival - self.prop_rtt;
+            if departure <= now {
+                continue;
+            }
+            let retimed = match link_free {
+                // In service: unchanged.
+                None => departure,
+                Some(free) => free + self.service,
+            };
+            link_free = Some(retimed);
+            *arrival = retimed + self.prop_rtt;
+        }
+        if let Some(free) = link_free {
+            self.link_free = free;
+        }
+    }
+
     /// Delivers the next ACK; returns the cwnd increase it caused (bytes).
     pub(crate) fn step(&mut self) -> isize {
         self.send_window();

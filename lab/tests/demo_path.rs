@@ -130,6 +130,14 @@ fn vegas_window_trace_obeys_vegas_rules() {
                 assert!(d.cwnd_after_bytes <= seven_eighths, "{d:?}");
                 assert!(d.cwnd_after_bytes >= seven_eighths.min(pipe_floor), "{d:?}");
             }
+            Action::PipeRecheck => {
+                // The round right after the exit: raised, never above the
+                // paper's 7/8 of the window slow start reached.
+                assert_eq!(d.phase, Phase::CongestionAvoidance, "{d:?}");
+                assert!(change > 0, "{d:?}");
+                let before = reached_bytes.expect("an exit record first");
+                assert!(d.cwnd_after_bytes <= before - before / 8, "{d:?}");
+            }
             Action::BaseRttProbe => {
                 // A drain round: the window is lowered (the Reduction record
                 // says by how much) or restored, never raised above where

@@ -65,6 +65,7 @@ fn round_decisions_follow_the_documented_schema() {
         "slow_start_hold",
         "slow_start_exit",
         "base_rtt_probe",
+        "pipe_recheck",
     ];
     for r in &rounds {
         for field in [

@@ -33,6 +33,7 @@ impl Vegas {
         // A loss, PTO or persistent congestion ends a BaseRTT drain: the
         // reduced window is not restored.
         self.drain.abandon();
+        self.pipe_recheck.disarm();
         self.reduction.first_pkt_after = Some(self.next_pkt_num());
         self.round_start_cwnd_bytes = self.window.cwnd_bytes;
         self.hold_next_slow_start_round();

@@ -165,6 +165,7 @@ use crate::types::Phase;
 use crate::types::SentPacket;
 use crate::vegas_a::VegasA;
 use crate::window::Window;
+use pipe_recheck::PipeRecheck;
 use queue_watch::QueueWatch;
 
 mod avoidance;
@@ -176,6 +177,7 @@ pub mod fair_share;
 mod loss;
 mod pacing;
 pub mod paper;
+pub mod pipe_recheck;
 pub mod queue_watch;
 mod records;
 mod slow_start;
@@ -279,6 +281,8 @@ pub struct Vegas {
     slow_start: SlowStart,
     /// Every-round slow start's stop within a round ([`queue_watch`]).
     queue_watch: QueueWatch,
+    /// The pipe read again in the round after the exit ([`pipe_recheck`]).
+    pipe_recheck: PipeRecheck,
     /// Congestion avoidance: fixed alpha/beta or Vegas-A's ([`AvoidanceKind`]).
     avoidance: Avoidance,
     /// The window when the round in progress started: Expected's
@@ -324,6 +328,7 @@ impl Vegas {
                 )),
             },
             queue_watch: QueueWatch::default(),
+            pipe_recheck: PipeRecheck::default(),
             avoidance: match config.avoidance {
                 AvoidanceKind::Vegas => Avoidance::Vegas,
                 AvoidanceKind::VegasA => Avoidance::VegasA(
@@ -518,9 +523,13 @@ impl Vegas {
             return;
         }
         let action = if self.drain_round(now, round, round_rtt, &diff) {
+            // A drain's rounds read the drained window, not the exit's.
+            self.pipe_recheck.disarm();
             Action::BaseRttProbe
         } else if self.in_slow_start() {
             self.slow_start_step(now, &diff)
+        } else if let Some(action) = self.recheck_round(&diff) {
+            action
         } else {
             self.congestion_avoidance_round(now, &diff)
         };
@@ -545,6 +554,7 @@ impl Vegas {
     /// next round starts from the window now.
     fn skip_unused_round(&mut self) {
         self.pacing_cap.clear();
+        self.pipe_recheck.disarm();
         if self.in_slow_start() {
             match &mut self.slow_start {
                 SlowStart::Vegas(round) => *round = SlowStartRound::Hold,
@@ -698,6 +708,7 @@ impl Vegas {
         self.round_start_cwnd_bytes = self.window.cwnd_bytes;
         self.drain.stop();
         self.pacing_cap.clear();
+        self.pipe_recheck.disarm();
         self.record_mode_change(now, CoexistMode::Competitive, evidence, before);
     }
 
@@ -864,6 +875,7 @@ impl Controller for Vegas {
         self.stop_competing(now, self.window.cwnd_bytes);
         self.sampler.on_path_change();
         self.queue_watch.clear();
+        self.pipe_recheck.disarm();
         self.drain.reset();
         self.window.reset();
         let params_changed = self.band.alpha_pkts != self.band.start_alpha_pkts

@@ -135,7 +135,11 @@ impl Vegas {
             self.queue_watch.clear();
             let reached_bytes = self.window.cwnd_bytes;
             let cut_bytes = paper::exit_window_bytes(reached_bytes);
-            self.lower_cwnd(self.at_most_the_pipe(cut_bytes, diff));
+            let exit_bytes = self.at_most_the_pipe(cut_bytes, diff);
+            self.lower_cwnd(exit_bytes);
+            if self.config.exit_recheck {
+                self.pipe_recheck.arm(exit_bytes, cut_bytes);
+            }
             self.reduction.first_pkt_after = Some(self.next_pkt_num());
             self.record_slow_start_exit(now, SlowStartExitCause::DiffAboveGamma, reached_bytes);
         }
@@ -157,6 +161,25 @@ impl Vegas {
                 exit_bytes.min(diff.pipe_bytes as usize + self.window.max_datagram_size)
             }
         }
+    }
+
+    /// The first congestion-avoidance round after an exit that kept the
+    /// pipe: the window raised to the pipe read again
+    /// ([`super::pipe_recheck`]); None when nothing was raised (the round
+    /// is then decided as any other).
+    pub(super) fn recheck_round(&mut self, diff: &RoundDiff) -> Option<Action> {
+        let raised_bytes = self.pipe_recheck.on_round(
+            self.window.cwnd_bytes,
+            diff.pipe_bytes,
+            self.window.max_datagram_size,
+        )?;
+        self.window.cwnd_bytes = raised_bytes;
+        if let Avoidance::VegasA(vegas_a) = &mut self.avoidance {
+            // Th(t-rtt) for the next round, as a decided round leaves it
+            // (forgetting it instead gave the same ten-flow runs).
+            vegas_a.note_actual(diff.actual_bytes_per_sec);
+        }
+        Some(Action::PipeRecheck)
     }
 
     /// End of a Gallop-Vegas slow-start round: the block of Gallop-Vegas III-C

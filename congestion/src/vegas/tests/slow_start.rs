@@ -105,6 +105,76 @@ fn slow_start_exit_keeps_the_pipe_by_default_and_seven_eighths_in_paper_mode() {
     assert_eq!((before, small), (90.0, 78.75));
 }
 
+/// Slow start of `config` through the bottleneck of
+/// [`slow_start_exit_windows`] (1000 packets per second) until the exit, then `rate_after_pkts_per_sec` (the queue behind the packet in
+/// service too): the window the exit kept and the window after the first
+/// congestion-avoidance round, in packets.
+fn exit_then_first_round_windows(config: VegasConfig, rate_after_pkts_per_sec: u32) -> (f64, f64) {
+    let cc = Vegas::new(config).unwrap();
+    let mut path = Bottleneck::new(cc, MinRtt::Tracked(None), 1000, BASE_RTT);
+    let mut exit_pkts = None;
+    let mut switched = false;
+    while path.sender.now - path.start < 60 * SECOND {
+        let seen = path.events.len();
+        path.step();
+        for (_, event) in &path.events[seen..] {
+            match (exit_pkts, event) {
+                (
+                    None,
+                    ControllerEvent::SlowStartExit {
+                        cause: SlowStartExitCause::DiffAboveGamma,
+                        ..
+                    },
+                ) => exit_pkts = Some(path.sender.cc.cwnd_bytes() as f64 / MDS as f64),
+                (Some(exit), ControllerEvent::Round(d))
+                    if d.phase == Phase::CongestionAvoidance =>
+                {
+                    return (exit, d.cwnd_after_bytes as f64 / MDS as f64);
+                }
+                _ => {}
+            }
+        }
+        if exit_pkts.is_some() && !switched {
+            path.set_rate(rate_after_pkts_per_sec);
+            switched = true;
+        }
+    }
+    panic!("no congestion-avoidance round after the exit");
+}
+
+#[test]
+fn the_round_after_the_exit_reads_the_pipe_again_and_raises_an_under_read_window() {
+    let every_other_round = VegasConfig {
+        slow_start_growth: SlowStartGrowth::EveryOtherRound,
+        ..VegasConfig::default()
+    };
+    assert!(every_other_round.exit_recheck);
+    // The exit reads 1000 packets/s x BaseRTT 101 ms plus one packet; the
+    // link then serves 1100 packets/s (the exit under-read it by 9%), and
+    // the round after the exit, acknowledged as the doubling's queue
+    // drains, reads a pipe of 112.
+    let (exit, after) = exit_then_first_round_windows(every_other_round, 1100);
+    assert!((101.5..=102.5).contains(&exit), "{exit}");
+    assert!((111.5..=112.7).contains(&after), "{after}");
+    // A reading more than an eighth above the exit window is not a
+    // misread pipe (here the link doubled): Vegas's own round.
+    let (exit, after) = exit_then_first_round_windows(every_other_round, 2000);
+    assert!((101.5..=102.5).contains(&exit), "{exit}");
+    assert!(after <= exit + 1.0, "{exit} -> {after}");
+    // Switched off, the round is Vegas's own: no raise.
+    let (exit, after) = exit_then_first_round_windows(
+        VegasConfig {
+            exit_recheck: false,
+            ..every_other_round
+        },
+        1100,
+    );
+    assert!(after <= exit + 1.0, "{exit} -> {after}");
+    // The window slow start left, read right, is kept.
+    let (exit, after) = exit_then_first_round_windows(every_other_round, 1000);
+    assert!(after <= exit + 1.0, "{exit} -> {after}");
+}
+
 /// The default's growth, named where a test depends on it.
 fn every_round() -> VegasConfig {
     let config = VegasConfig::default();
