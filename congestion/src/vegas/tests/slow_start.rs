@@ -55,6 +55,13 @@ fn slow_start_doubles_every_other_round_and_exits_above_gamma() {
 /// sample; returns the window when slow start ends on Diff > gamma and the
 /// window before that.
 fn slow_start_exit_windows(config: VegasConfig) -> (f64, f64) {
+    let (_, before, after) = run_to_exit(config);
+    (before, after)
+}
+
+/// [`slow_start_exit_windows`], with the path left where the exit was
+/// decided.
+fn run_to_exit(config: VegasConfig) -> (Bottleneck<Vegas>, f64, f64) {
     let cc = Vegas::new(config).unwrap();
     let mut path = Bottleneck::new(cc, MinRtt::Tracked(None), 1000, BASE_RTT);
     while path.sender.now - path.start < 60 * SECOND {
@@ -71,7 +78,8 @@ fn slow_start_exit_windows(config: VegasConfig) -> (f64, f64) {
             )
         });
         if exited {
-            return (cwnd_before, path.cwnd_pkts());
+            let after = path.cwnd_pkts();
+            return (path, cwnd_before, after);
         }
     }
     panic!("slow start did not end");
@@ -106,37 +114,22 @@ fn slow_start_exit_keeps_the_pipe_by_default_and_seven_eighths_in_paper_mode() {
 }
 
 /// Slow start of `config` through the bottleneck of
-/// [`slow_start_exit_windows`] (1000 packets per second) until the exit, then `rate_after_pkts_per_sec` (the queue behind the packet in
-/// service too): the window the exit kept and the window after the first
+/// [`slow_start_exit_windows`] (1000 packets per second) until the exit,
+/// then `rate_after_pkts_per_sec` (the queue behind the packet in service
+/// too): the window the exit kept and the window after the first
 /// congestion-avoidance round, in packets.
 fn exit_then_first_round_windows(config: VegasConfig, rate_after_pkts_per_sec: u32) -> (f64, f64) {
-    let cc = Vegas::new(config).unwrap();
-    let mut path = Bottleneck::new(cc, MinRtt::Tracked(None), 1000, BASE_RTT);
-    let mut exit_pkts = None;
-    let mut switched = false;
+    let (mut path, _, exit_pkts) = run_to_exit(config);
+    path.set_rate(rate_after_pkts_per_sec);
     while path.sender.now - path.start < 60 * SECOND {
         let seen = path.events.len();
         path.step();
         for (_, event) in &path.events[seen..] {
-            match (exit_pkts, event) {
-                (
-                    None,
-                    ControllerEvent::SlowStartExit {
-                        cause: SlowStartExitCause::DiffAboveGamma,
-                        ..
-                    },
-                ) => exit_pkts = Some(path.sender.cc.cwnd_bytes() as f64 / MDS as f64),
-                (Some(exit), ControllerEvent::Round(d))
-                    if d.phase == Phase::CongestionAvoidance =>
-                {
-                    return (exit, d.cwnd_after_bytes as f64 / MDS as f64);
+            if let ControllerEvent::Round(d) = event {
+                if d.phase == Phase::CongestionAvoidance {
+                    return (exit_pkts, d.cwnd_after_bytes as f64 / MDS as f64);
                 }
-                _ => {}
             }
-        }
-        if exit_pkts.is_some() && !switched {
-            path.set_rate(rate_after_pkts_per_sec);
-            switched = true;
         }
     }
     panic!("no congestion-avoidance round after the exit");
