@@ -48,7 +48,9 @@ Options (lists are comma-separated):
                       [1, 120] (default 4,30)
   --algorithms LIST   h3-server --cc names (default vegas,vegas-a,gallop-vegas,cubic;
                       cubic is the reference and is always run)
-  --reps N            repetitions, in [1, 20] (default 2)
+  --reps N[,N...]     repetitions, each in [1, 20]: one count for every
+                      transfer length, or one per --seconds entry, in its
+                      order (e.g. --seconds 4,30 --reps 2,1) (default 2)
   --loopback-mb N     loopback download size in MB, 0 to skip (default 500)
   --loopback-reps N   loopback repetitions, in [1, 20] (default 3)
   --no-sim            leave out the simulator's figures
@@ -62,7 +64,8 @@ struct RealOptions {
     buffer_bdps: Vec<f64>,
     seconds: Vec<f64>,
     algorithms: Vec<String>,
-    reps: usize,
+    /// One count for every transfer length, or one per `seconds` entry.
+    reps: Vec<usize>,
     loopback_mbytes: u64,
     loopback_reps: usize,
     sim: bool,
@@ -106,7 +109,7 @@ fn parse(args: &[String]) -> Result<Option<RealOptions>, String> {
         buffer_bdps: BUFFER_BDPS.to_vec(),
         seconds: SECONDS.to_vec(),
         algorithms: ALGORITHMS.iter().map(|s| s.to_string()).collect(),
-        reps: REPS,
+        reps: vec![REPS],
         loopback_mbytes: LOOPBACK_MBYTES,
         loopback_reps: LOOPBACK_REPS,
         sim: true,
@@ -127,7 +130,7 @@ fn parse(args: &[String]) -> Result<Option<RealOptions>, String> {
                 o.rtts_ms = vec![20.0, 80.0];
                 o.buffer_bdps = vec![1.0];
                 o.seconds = vec![4.0];
-                o.reps = 1;
+                o.reps = vec![1];
                 o.loopback_mbytes = 200;
                 o.loopback_reps = 1;
                 // A sample, not the report: docs/real-rates.md stays.
@@ -156,7 +159,12 @@ fn parse(args: &[String]) -> Result<Option<RealOptions>, String> {
                 }
                 o.algorithms = names;
             }
-            "--reps" => o.reps = count(arg, &value(arg)?, 20)?,
+            "--reps" => {
+                o.reps = value(arg)?
+                    .split(',')
+                    .map(|n| count(arg, n.trim(), 20))
+                    .collect::<Result<_, _>>()?
+            }
             "--loopback-mb" => {
                 let text = value(arg)?;
                 o.loopback_mbytes =
@@ -179,7 +187,46 @@ fn parse(args: &[String]) -> Result<Option<RealOptions>, String> {
             }
         }
     }
+    if o.reps.len() != 1 && o.reps.len() != o.seconds.len() {
+        return Err(format!(
+            "bench --real: --reps has {} counts for {} --seconds entries: want one count, \
+             or one per --seconds entry",
+            o.reps.len(),
+            o.seconds.len()
+        ));
+    }
     Ok(Some(o))
+}
+
+impl RealOptions {
+    /// Repetitions of transfers of `seconds`.
+    fn reps_for(&self, seconds: f64) -> usize {
+        match self.reps.as_slice() {
+            [n] => *n,
+            counts => self
+                .seconds
+                .iter()
+                .position(|s| *s == seconds)
+                .map_or(1, |i| counts[i]),
+        }
+    }
+
+    fn max_reps(&self) -> usize {
+        self.reps.iter().copied().max().unwrap_or(1)
+    }
+
+    fn reps_text(&self) -> String {
+        match self.reps.as_slice() {
+            [n] => format!("{n} repetition(s)"),
+            counts => self
+                .seconds
+                .iter()
+                .zip(counts)
+                .map(|(s, n)| format!("{n} repetition(s) of the {s} s transfers"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
 }
 
 /// One path of the grid.
@@ -490,10 +537,16 @@ pub fn run(root: &Path, args: &[String], lab: &Path) -> Result<(), String> {
             }
         }
     }
-    let total = cells.len() * o.algorithms.len() * o.reps;
+    let total: usize = cells
+        .iter()
+        .map(|c| o.reps_for(c.path.seconds) * o.algorithms.len())
+        .sum();
     let mut done = 0;
-    for rep in 0..o.reps {
+    for rep in 0..o.max_reps() {
         for cell in &mut cells {
+            if rep >= o.reps_for(cell.path.seconds) {
+                continue;
+            }
             let mut order: Vec<&String> = o.algorithms.iter().collect();
             if rep % 2 == 1 {
                 order.reverse();
@@ -609,7 +662,7 @@ fn markdown(
     s.push_str(&format!(
         "Our h3-server (`--cc`) and h3-client through `vegas-link-emu` on loopback, one \
          download at a time, each path's algorithms in turn (reversed every other \
-         repetition), {} repetition(s). The buffer is {} BDP of 1350-byte datagrams (at \
+         repetition), {}. The buffer is {} BDP of 1350-byte datagrams (at \
          least {BUFFER_PKTS} packets); the transfer is S seconds of the link's rate. \
          Goodput: the client's own timing, request to last byte (handshake not \
          included), median of the repetitions with their range. Queue: the emulator's \
@@ -621,7 +674,7 @@ fn markdown(
          (no jitter, seed 1), its bottleneck's queue read the same way. Targets (family \
          rows): steady queue in [{}, {}] packets or within 1 packet of the simulator's, \
          goodput at least {GOODPUT_TARGET}x CUBIC's.\n\n",
-        o.reps,
+        o.reps_text(),
         o.buffer_bdps
             .iter()
             .map(|b| b.to_string())
@@ -673,7 +726,7 @@ fn markdown(
         .filter_map(|(_, _, r)| r.as_ref().ok()?.lateness_p99_us)
         .collect();
     s.push_str("\n### How noisy these 2 cores are\n\n");
-    if o.reps >= 2 {
+    if o.max_reps() >= 2 {
         for cc in &o.algorithms {
             let (m, x) = spread(cc);
             s.push_str(&format!(
@@ -933,8 +986,27 @@ mod tests {
         assert!(e.contains("`bogus`") && e.contains("gallop-vegas"), "{e}");
         let e = err(&["--reps", "0"]);
         assert!(e.contains("--reps `0`"), "{e}");
+        let e = err(&["--seconds", "4,30", "--reps", "2,1,3"]);
+        assert!(e.contains("3 counts for 2 --seconds entries"), "{e}");
         let e = err(&["--frobnicate"]);
         assert!(e.contains("unknown option `--frobnicate`"), "{e}");
+    }
+
+    #[test]
+    fn repetitions_can_be_counted_per_transfer_length() {
+        let parsed = |a: &[&str]| {
+            parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                .unwrap()
+                .unwrap()
+        };
+        let o = parsed(&["--seconds", "4,30", "--reps", "2,1"]);
+        assert_eq!((o.reps_for(4.0), o.reps_for(30.0), o.max_reps()), (2, 1, 2));
+        assert_eq!(
+            o.reps_text(),
+            "2 repetition(s) of the 4 s transfers, 1 repetition(s) of the 30 s transfers"
+        );
+        let o = parsed(&["--seconds", "4,30", "--reps", "3"]);
+        assert_eq!((o.reps_for(4.0), o.reps_for(30.0)), (3, 3));
     }
 
     #[test]
