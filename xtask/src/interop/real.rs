@@ -116,6 +116,14 @@ fn count(flag: &str, text: &str, max: usize) -> Result<usize, String> {
         .ok_or_else(|| format!("bench --real: {flag} `{text}`: want an integer in [1, {max}]"))
 }
 
+/// An integer in [0, max], 0 meaning none.
+fn up_to(flag: &str, text: &str, max: u64) -> Result<u64, String> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|n| *n <= max)
+        .ok_or_else(|| format!("bench --real: {flag} `{text}`: want an integer in [0, {max}]"))
+}
+
 fn parse(args: &[String]) -> Result<Option<RealOptions>, String> {
     let mut o = RealOptions {
         rates_mbit: RATES_MBIT.to_vec(),
@@ -180,30 +188,8 @@ fn parse(args: &[String]) -> Result<Option<RealOptions>, String> {
                     .map(|n| count(arg, n.trim(), 20))
                     .collect::<Result<_, _>>()?
             }
-            "--loopback-mb" => {
-                let text = value(arg)?;
-                o.loopback_mbytes =
-                    text.parse::<u64>()
-                        .ok()
-                        .filter(|n| *n <= 4000)
-                        .ok_or_else(|| {
-                            format!(
-                            "bench --real: --loopback-mb `{text}`: want an integer in [0, 4000]"
-                        )
-                        })?;
-            }
-            "--late-repeats" => {
-                let text = value(arg)?;
-                o.late_repeats =
-                    text.parse::<usize>()
-                        .ok()
-                        .filter(|n| *n <= 5)
-                        .ok_or_else(|| {
-                            format!(
-                                "bench --real: --late-repeats `{text}`: want an integer in [0, 5]"
-                            )
-                        })?;
-            }
+            "--loopback-mb" => o.loopback_mbytes = up_to(arg, &value(arg)?, 4000)?,
+            "--late-repeats" => o.late_repeats = up_to(arg, &value(arg)?, 5)? as usize,
             "--loopback-reps" => o.loopback_reps = count(arg, &value(arg)?, 20)?,
             "--no-sim" => o.sim = false,
             "--no-doc" => o.doc = false,
