@@ -55,6 +55,7 @@ use std::process::Stdio;
 use std::time::Duration;
 use std::time::Instant;
 
+mod decisions;
 mod real;
 mod report;
 mod stacks;
@@ -380,6 +381,9 @@ struct Ctx {
     bin: PathBuf,
     out: PathBuf,
     tools: Tools,
+    /// Where our h3-server writes each run's qlog (`DIR/<run>/`), if
+    /// anywhere: `bench --real` reads the controller's decisions from it.
+    qlog_dir: Option<PathBuf>,
 }
 
 impl Ctx {
@@ -422,6 +426,7 @@ impl Ctx {
                 quic_go: Err(not_wanted.clone()),
                 ngtcp2: Err(not_wanted),
             },
+            qlog_dir: None,
         })
     }
 
@@ -469,6 +474,12 @@ impl Ctx {
                 c.args(["--listen", "127.0.0.1:0", "--cc", cc])
                     .arg("--root")
                     .arg(&www);
+                if let Some(dir) = &self.qlog_dir {
+                    let dir = dir.join(run);
+                    let _ = std::fs::remove_dir_all(&dir);
+                    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                    c.arg("--qlog-dir").arg(dir);
+                }
                 if cc.contains("compat") {
                     // Reno-compatible alpha/beta come from the bottleneck
                     // buffer: one Vegas flow, one loss-based competitor.
@@ -1019,6 +1030,7 @@ fn run_sections(root: &Path, o: &Options, out: &Path, report: &mut Report) -> Re
         bin: root.join("target/release"),
         out: out.to_path_buf(),
         tools,
+        qlog_dir: None,
     };
     report
         .sections_s

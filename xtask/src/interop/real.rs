@@ -8,11 +8,16 @@
 //! Per run: goodput from the client's own timing (request to last byte),
 //! the down link's time-weighted mean and 95th-percentile queue from the
 //! emulator's queue log (first to last datagram), drop-tail drops, the
-//! packets the server counted lost, and the emulator's timing precision.
+//! packets the server counted lost, the emulator's timing precision, and
+//! from the server's qlog the controller's decision records (`decisions`:
+//! where slow start ended and the window it left; the records are kept,
+//! the qlog deleted).
 //! Writes `target/bench-real/REPORT.md` and `report.json`, and the
 //! generated part of `docs/real-rates.md` (between its markers) unless
 //! `--no-doc`.
 
+use super::decisions;
+use super::decisions::Decisions;
 use super::stacks::queue_over;
 use super::*;
 use vegas_interop::sockets::machine_receive_buffer_drops;
@@ -40,6 +45,11 @@ const GOODPUT_TARGET: f64 = 0.95;
 const LATE_P99_US: f64 = 1000.0;
 /// Times a late run is repeated before it is kept as measured.
 const LATE_REPEATS: usize = 2;
+/// A slow-start exit that left the window under this fraction of the pipe
+/// is listed with its decision records: congestion avoidance adds one
+/// packet per round (Brakmo & Peterson III-B), so 10% of a 100 Mbit/s x
+/// 200 ms pipe (185 packets) takes 185 rounds, 37 s, to make up.
+const UNDER_READ_EXIT: f64 = 0.9;
 
 const USAGE: &str = "cargo xtask bench --real [OPTIONS]
 
@@ -259,6 +269,11 @@ impl Path_ {
         cell
     }
 
+    /// The pipe: rate x round-trip time, in bytes.
+    fn bdp_bytes(&self) -> f64 {
+        self.rate_mbit * 1e6 / 8.0 * self.rtt_ms / 1e3
+    }
+
     fn name(&self) -> String {
         format!(
             "{} Mbit/s x {} ms, {} BDP ({} pkts), {} s",
@@ -278,7 +293,7 @@ fn repeat_late_run(result: &Result<Figures, String>, repeats: usize, max_repeats
 }
 
 /// What one real run measured.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Figures {
     goodput_mbit: f64,
     queue_mean: f64,
@@ -293,6 +308,9 @@ struct Figures {
     /// UDP datagrams the machine dropped at full socket receive buffers
     /// during the run (all processes), `None` where the kernel does not say.
     kernel_drops: Option<u64>,
+    /// The controller's decision records (the family's runs; `None` for
+    /// CUBIC, which records none).
+    decisions: Option<Decisions>,
 }
 
 impl Figures {
@@ -343,7 +361,7 @@ impl Cell {
         self.runs
             .iter()
             .filter(|(c, _, _)| c == cc)
-            .filter_map(|(_, _, r)| r.as_ref().ok().copied())
+            .filter_map(|(_, _, r)| r.as_ref().ok().cloned())
             .collect()
     }
 
@@ -443,7 +461,34 @@ impl Ctx {
             lost: server_lost(&self.log(run, "server")),
             lateness_p99_us: f.lateness_p99_us,
             kernel_drops,
+            decisions: self.decisions_of(run),
         })
+    }
+
+    /// The decision records of `run`'s server qlog, kept as
+    /// `decisions/<run>.jsonl`; the qlog itself is deleted. `None` without
+    /// a qlog or without `vegas:` rounds in it.
+    fn decisions_of(&self, run: &str) -> Option<Decisions> {
+        let dir = self.qlog_dir.as_ref()?.join(run);
+        let extract = self.out.join("decisions").join(format!("{run}.jsonl"));
+        let read = decisions::server_qlog(&dir)
+            .ok_or_else(|| format!("no server qlog in {}", dir.display()))
+            .and_then(|qlog| {
+                std::fs::create_dir_all(self.out.join("decisions")).map_err(|e| e.to_string())?;
+                decisions::read(&qlog, &extract)
+            });
+        let _ = std::fs::remove_dir_all(&dir);
+        match read {
+            Ok(d) if d.rounds > 0 => Some(d),
+            Ok(_) => {
+                let _ = std::fs::remove_file(&extract);
+                None
+            }
+            Err(e) => {
+                eprintln!("bench --real: {run}: decision records: {e}");
+                None
+            }
+        }
     }
 
     /// [`Ctx::loopback_download`] and the datagrams the machine dropped at
@@ -545,7 +590,11 @@ pub fn run(root: &Path, args: &[String], lab: &Path) -> Result<(), String> {
     let started = Instant::now();
     let out = root.join("target/bench-real");
     std::fs::create_dir_all(out.join("sim")).map_err(|e| e.to_string())?;
-    let ctx = Ctx::for_h3_runs(root, &out, "bench --real")?;
+    let mut ctx = Ctx::for_h3_runs(root, &out, "bench --real")?;
+    // Each emulator run's server writes a qlog (CUBIC's too, so both pay
+    // the same cost; no goodput difference at 100 Mbit/s); the loopback
+    // downloads at 1 Gbit/s do not.
+    ctx.qlog_dir = Some(out.join("qlog"));
     let load_start = load_average();
     let mut cells = Vec::new();
     for &seconds in &o.seconds {
@@ -597,7 +646,7 @@ pub fn run(root: &Path, args: &[String], lab: &Path) -> Result<(), String> {
                         p.name(),
                         late.lateness_p99_us.unwrap_or(0.0)
                     );
-                    cell.late.push((cc.clone(), rep, late));
+                    cell.late.push((cc.clone(), rep, late.clone()));
                     repeats += 1;
                     result = ctx.real_run(&p, cc, &format!("{run}-repeat{repeats}"));
                 }
@@ -632,6 +681,7 @@ pub fn run(root: &Path, args: &[String], lab: &Path) -> Result<(), String> {
             }
         }
     }
+    ctx.qlog_dir = None;
     let mut loopback: Vec<LoopbackRun> = Vec::new();
     if o.loopback_mbytes > 0 {
         let bytes = o.loopback_mbytes * 1_000_000;
@@ -826,8 +876,8 @@ fn markdown(
                 "\n### {seconds} s transfers, {bdp} BDP buffers\n\n"
             ));
             s.push_str(
-                "| path | algorithm | goodput Mbit/s (range) | x cubic | mean queue | p95 queue | steady queue | drops | lost | sim goodput | sim mean queue | sim p95 | sim steady queue | targets |\n\
-                 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+                "| path | algorithm | goodput Mbit/s (range) | x cubic | mean queue | p95 queue | steady queue | drops | lost | slow-start exit: s, window x BDP | sim goodput | sim mean queue | sim p95 | sim steady queue | targets |\n\
+                 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
             );
             for cell in cells
                 .iter()
@@ -872,7 +922,7 @@ fn markdown(
                         }
                     };
                     s.push_str(&format!(
-                        "| {} Mbit/s x {} ms | {cc} | {}{range}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {target} |\n",
+                        "| {} Mbit/s x {} ms | {cc} | {}{range}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {target} |\n",
                         cell.path.rate_mbit,
                         cell.path.rtt_ms,
                         fmt(median(g.clone()), 1),
@@ -883,6 +933,7 @@ fn markdown(
                         fmt(cell.median(cc, |f| f.steady_queue_mean), 1),
                         fmt(cell.median(cc, |f| f.drops as f64), 0),
                         fmt(cell.median(cc, |f| f.lost as f64), 0),
+                        exit_text(cell, cc),
                         fmt(sim.map(|f| f.goodput_mbit), 1),
                         fmt(sim.map(|f| f.queue_mean), 1),
                         fmt(sim.map(|f| f.queue_p95), 0),
@@ -891,6 +942,24 @@ fn markdown(
                 }
             }
         }
+    }
+    let exits = under_read_exits(cells);
+    s.push_str(&format!(
+        "\n### Slow-start exits under {UNDER_READ_EXIT} of the pipe\n\n\
+         From each family run's decision records (the `vegas:` events of the server's \
+         qlog, kept in `target/bench-real/decisions/<run>.jsonl`): when slow start ended \
+         (qlog time from the connection's start), why, the window it had reached and the \
+         window it left (x BDP; the pipe re-read's where the round after the exit raised \
+         it), the window reductions and switches to competitive mode in the whole run.\n\n"
+    ));
+    if exits.is_empty() {
+        s.push_str("None: every family run that recorded its decisions left at least that window.\n");
+    } else {
+        s.push_str(
+            "| path | algorithm | rep | goodput Mbit/s | exit | cause | reached x BDP | left x BDP | re-read | reductions | to competitive |\n\
+             |---|---|---|---|---|---|---|---|---|---|---|\n",
+        );
+        s.push_str(&exits);
     }
     if !loopback.is_empty() {
         s.push_str("\n### Loopback (no emulator)\n\n");
@@ -929,6 +998,69 @@ fn markdown(
     s
 }
 
+/// The window slow start left over the pipe, median over the runs of
+/// `cc` on `cell` that recorded it (the pipe re-read's window where the
+/// round after the exit raised it).
+fn exit_window_bdp(cell: &Cell, cc: &str) -> Option<f64> {
+    median(
+        cell.figures(cc)
+            .iter()
+            .filter_map(|f| f.decisions.as_ref()?.window_left_bytes())
+            .map(|w| w / cell.path.bdp_bytes())
+            .collect(),
+    )
+}
+
+/// When slow start ended (median s from the connection's start) and the
+/// window it left over the pipe ([`exit_window_bdp`]), or `-`.
+fn exit_text(cell: &Cell, cc: &str) -> String {
+    let exit_s = median(
+        cell.figures(cc)
+            .iter()
+            .filter_map(|f| f.decisions.as_ref()?.exit_ms)
+            .map(|ms| ms / 1e3)
+            .collect(),
+    );
+    match (exit_s, exit_window_bdp(cell, cc)) {
+        (None, None) => "-".into(),
+        (t, w) => format!("{}, {}", fmt(t, 2), fmt(w, 2)),
+    }
+}
+
+/// The runs whose slow start left the window under [`UNDER_READ_EXIT`] of
+/// the pipe, each with what its decision records say.
+fn under_read_exits(cells: &[Cell]) -> String {
+    let mut s = String::new();
+    for cell in cells {
+        let bdp = cell.path.bdp_bytes();
+        let cubic = cell.median("cubic", |f| f.goodput_mbit);
+        for (cc, rep, r) in &cell.runs {
+            let Ok(f) = r else { continue };
+            let Some(d) = &f.decisions else { continue };
+            let Some(left) = d.window_left_bytes() else {
+                continue;
+            };
+            if left >= UNDER_READ_EXIT * bdp {
+                continue;
+            }
+            s.push_str(&format!(
+                "| {} | {cc} | {rep} | {:.1} ({} x cubic) | {} ms | {} | {} | {:.2} | {} | {} | {} |\n",
+                cell.path.name(),
+                f.goodput_mbit,
+                fmt(cubic.map(|c| f.goodput_mbit / c), 2),
+                fmt(d.exit_ms, 0),
+                d.exit_cause.as_deref().unwrap_or("-"),
+                fmt(d.exit_cwnd_bytes.map(|w| w / bdp), 2),
+                left / bdp,
+                if d.recheck_bytes.is_some() { "yes" } else { "no" },
+                d.reductions,
+                d.to_competitive,
+            ));
+        }
+    }
+    s
+}
+
 /// (queue target met, goodput target met) of `cc` on a cell with figures.
 fn targets(cell: &Cell, cc: &str) -> Option<(bool, bool)> {
     let queue = cell.median(cc, |f| f.steady_queue_mean)?;
@@ -954,6 +1086,13 @@ fn json(o: &RealOptions, cells: &[Cell], loopback: &[LoopbackRun]) -> serde_json
                         "steady_queue_mean_pkts": f.steady_queue_mean,
                         "drops": f.drops, "lost": f.lost, "emulator_p99_us": f.lateness_p99_us,
                         "kernel_receive_buffer_drops": f.kernel_drops,
+                        "decisions": f.decisions.as_ref().map(|d| serde_json::json!({
+                            "rounds": d.rounds, "exit_ms": d.exit_ms, "exit_cause": d.exit_cause,
+                            "exit_cwnd_bytes": d.exit_cwnd_bytes,
+                            "after_exit_bytes": d.after_exit_bytes,
+                            "recheck_bytes": d.recheck_bytes,
+                            "reductions": d.reductions, "to_competitive": d.to_competitive,
+                        })),
                     }),
                     Err(e) => serde_json::json!({"algorithm": cc, "rep": rep, "error": e}),
                 })
@@ -1075,7 +1214,56 @@ mod tests {
             lost: 0,
             lateness_p99_us,
             kernel_drops: None,
+            decisions: None,
         }
+    }
+
+    #[test]
+    fn a_slow_start_exit_under_nine_tenths_of_the_pipe_is_listed_with_its_records() {
+        // 10 Mbit/s x 80 ms: a pipe of 100,000 bytes.
+        let path = Path_ {
+            rate_mbit: 10.0,
+            rtt_ms: 80.0,
+            buffer_bdp: 1.0,
+            seconds: 4.0,
+        };
+        let run = |left: f64, recheck: Option<f64>| {
+            let mut f = figures(None);
+            f.decisions = Some(Decisions {
+                rounds: 50,
+                exit_ms: Some(640.0),
+                exit_cause: Some("diff_above_gamma".into()),
+                exit_cwnd_bytes: Some(150_000.0),
+                after_exit_bytes: Some(left),
+                recheck_bytes: recheck,
+                reductions: 0,
+                to_competitive: 0,
+            });
+            f
+        };
+        let cell = Cell {
+            path,
+            runs: vec![
+                ("vegas".into(), 0, Ok(run(60_000.0, None))),
+                // Under the pipe at the exit, raised by the re-read.
+                ("vegas".into(), 1, Ok(run(60_000.0, Some(100_000.0)))),
+                ("vegas-a".into(), 0, Ok(run(89_000.0, None))),
+                ("vegas-a".into(), 1, Ok(run(90_000.0, None))),
+                ("cubic".into(), 0, Ok(figures(None))),
+            ],
+            late: Vec::new(),
+            sim: Vec::new(),
+        };
+        assert_eq!(exit_window_bdp(&cell, "vegas"), Some((0.6 + 1.0) / 2.0));
+        assert_eq!(exit_window_bdp(&cell, "cubic"), None);
+        assert_eq!(exit_text(&cell, "vegas"), "0.64, 0.80");
+        assert_eq!(exit_text(&cell, "cubic"), "-");
+        let rows = under_read_exits(std::slice::from_ref(&cell));
+        let rows: Vec<&str> = rows.lines().collect();
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert!(rows[0].contains("| vegas | 0 |") && rows[0].contains("| 0.60 | no |"));
+        assert!(rows[0].contains("| 640 ms | diff_above_gamma | 1.50 |"));
+        assert!(rows[1].contains("| vegas-a | 0 |") && rows[1].contains("| 0.89 |"));
     }
 
     #[test]
