@@ -134,6 +134,10 @@ pub struct RoundDecision {
     pub actual_bytes_per_sec: f64,
     /// Diff = (Expected - Actual) * BaseRTT, in packets.
     pub diff_pkts: f64,
+    /// The round's reading of the pipe, the window that fills the link with
+    /// no queue (what a slow-start exit and the pipe re-read keep), in
+    /// bytes.
+    pub pipe_bytes: f64,
     /// alpha threshold in effect, in packets.
     pub alpha_pkts: f64,
     /// beta threshold in effect, in packets.

@@ -59,6 +59,7 @@ pub fn to_json_event(event: &ControllerEvent) -> (Instant, JsonEvent) {
                 "expected_bytes_per_s": r.expected_bytes_per_sec,
                 "actual_bytes_per_s": r.actual_bytes_per_sec,
                 "diff_pkts": r.diff_pkts,
+                "pipe_bytes": r.pipe_bytes,
                 "alpha_pkts": r.alpha_pkts,
                 "beta_pkts": r.beta_pkts,
                 "gamma_pkts": r.gamma_pkts,

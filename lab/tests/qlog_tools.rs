@@ -81,6 +81,7 @@ fn round_decisions_follow_the_documented_schema() {
             "cwnd_after_bytes",
             "samples",
             "bytes_acked",
+            "pipe_bytes",
         ] {
             assert!(r.f64(field).is_some(), "{field} missing in {:?}", r.data);
         }

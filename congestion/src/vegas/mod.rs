@@ -663,6 +663,7 @@ impl Vegas {
             expected_bytes_per_sec: diff.expected_bytes_per_sec,
             actual_bytes_per_sec: diff.actual_bytes_per_sec,
             diff_pkts: diff.diff_pkts,
+            pipe_bytes: diff.pipe_bytes,
             alpha_pkts,
             beta_pkts,
             gamma_pkts: self.band.gamma_pkts,
