@@ -184,7 +184,9 @@ mod tests {
         // The extract keeps the vegas: records only, without the RS.
         let kept = std::fs::read_to_string(&extract).unwrap();
         assert_eq!(kept.lines().count(), 8);
-        assert!(kept.lines().all(|l| l.starts_with('{') && l.contains("\"vegas:")));
+        assert!(kept
+            .lines()
+            .all(|l| l.starts_with('{') && l.contains("\"vegas:")));
 
         // A loss that ends slow start leaves the reduction's window.
         std::fs::write(
@@ -205,7 +207,11 @@ mod tests {
         assert_eq!(d.after_exit_bytes, Some(140000.0));
 
         // A broken record is an error naming the file and the line.
-        std::fs::write(&qlog, "\u{1e}{}\n\u{1e}{\"name\":\"vegas:round_decision\",\n").unwrap();
+        std::fs::write(
+            &qlog,
+            "\u{1e}{}\n\u{1e}{\"name\":\"vegas:round_decision\",\n",
+        )
+        .unwrap();
         let e = read(&qlog, &extract).unwrap_err();
         assert!(e.contains("server-1.sqlog: line 2: not JSON"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();

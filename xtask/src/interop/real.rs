@@ -953,7 +953,9 @@ fn markdown(
          it), the window reductions and switches to competitive mode in the whole run.\n\n"
     ));
     if exits.is_empty() {
-        s.push_str("None: every family run that recorded its decisions left at least that window.\n");
+        s.push_str(
+            "None: every family run that recorded its decisions left at least that window.\n",
+        );
     } else {
         s.push_str(
             "| path | algorithm | rep | goodput Mbit/s | exit | cause | reached x BDP | left x BDP | re-read | reductions | to competitive |\n\
