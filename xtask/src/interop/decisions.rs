@@ -7,6 +7,11 @@
 //! A whole qlog of a 30 s run at 100 Mbit/s is about 350 MB (quiche logs
 //! every packet); the extract is one line per Vegas round, a few hundred
 //! kB. The bench deletes the qlog once it is read.
+//!
+//! The lab's qlog readers (`vegas_lab::qlog_read`, `quiche_vegas::qlog`)
+//! are not used here: xtask builds before quiche is vendored, so it
+//! depends on neither; it needs only the `vegas:` lines, read with
+//! serde_json.
 
 use std::io::BufRead;
 use std::io::Write;
