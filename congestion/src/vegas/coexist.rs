@@ -298,7 +298,8 @@ pub enum CoexistStep {
     Return {
         /// The window in delay mode, in bytes.
         cwnd_bytes: usize,
-        /// The BaseRTT floor the test measured.
+        /// The BaseRTT floor the test measured, never below its rounds'
+        /// BaseRTT from raw samples.
         base_rtt: Duration,
         /// The evidence behind the switch.
         evidence: SwitchEvidence,
@@ -424,6 +425,10 @@ struct ReturnTest {
     test_cwnd_bytes: usize,
     rounds_left: u8,
     min_rtt: Duration,
+    /// The lowest BaseRTT of the measured rounds ([`RoundObservation::base_rtt`],
+    /// read from raw RTT samples): the floor a return hands back
+    /// ([`CoexistStep::Return`]) is never below it.
+    min_base_rtt: Duration,
     /// The first packet sent under the test's window: losses of earlier
     /// ones are the full window's, not news.
     first_pkt_num: Option<u64>,
@@ -941,6 +946,7 @@ impl Coexistence {
             if test.rounds_left < RETURN_TEST_ROUNDS - 1 {
                 // The drain round's own RTT still carries our queue.
                 test.min_rtt = test.min_rtt.min(obs.round_rtt);
+                test.min_base_rtt = test.min_base_rtt.min(obs.base_rtt);
             }
             if test.rounds_left > 0 {
                 return CoexistStep::Stay;
@@ -976,9 +982,15 @@ impl Coexistence {
                 };
                 self.shadow = Some((obs.now, competing.window, test.restore_cwnd_bytes));
                 self.competing = None;
+                // A round RTT read from ACK-aggregation hold bounds can lie
+                // below every raw sample (a cellular link's drain after an
+                // outage brings ACKs together like a held release: a return
+                // read 60 ms on a 100 ms path). Judged as an empty queue it
+                // is; as the new BaseRTT it would put every later round a
+                // queue above it.
                 return CoexistStep::Return {
                     cwnd_bytes: test.test_cwnd_bytes,
-                    base_rtt: test.min_rtt,
+                    base_rtt: test.min_rtt.max(test.min_base_rtt),
                     evidence,
                 };
             }
@@ -1010,6 +1022,7 @@ impl Coexistence {
             test_cwnd_bytes,
             rounds_left: RETURN_TEST_ROUNDS,
             min_rtt: Duration::MAX,
+            min_base_rtt: Duration::MAX,
             first_pkt_num: None,
         });
         CoexistStep::TestDrain {
@@ -1728,13 +1741,15 @@ mod tests {
         assert_eq!(r.competitive_round(40.5), CoexistStep::Stay);
         let CoexistStep::Return {
             cwnd_bytes,
+            base_rtt,
             evidence,
-            ..
         } = r.competitive_round(40.2)
         else {
             panic!("no return");
         };
         assert_eq!(cwnd_bytes, (RATE_BYTES_PER_SEC * 0.040) as usize);
+        // The floor the test measured (above the raw samples' 40 ms).
+        assert_eq!(base_rtt, Duration::from_secs_f64(40.2 / 1e3));
         assert!(evidence.queue_delay <= Duration::from_millis(1));
         assert_eq!(evidence.trigger, SwitchTrigger::EmptyQueue);
         assert_eq!(r.c.mode(), CoexistMode::Delay);
@@ -1744,6 +1759,37 @@ mod tests {
         assert!(!r
             .c
             .just_returned(r.now + SHADOW_MEMORY + Duration::from_millis(1)));
+    }
+
+    #[test]
+    fn a_return_never_hands_back_a_base_rtt_below_the_raw_samples() {
+        let mut r = competing();
+        while !r.c.testing() {
+            r.competitive_round(90.0);
+            assert!(r.now.saturating_duration_since(r.start) < 3 * RETURN_TEST_INTERVAL);
+        }
+        // A cellular link's drain after an outage: the measured rounds'
+        // RTTs come from hold bounds, 16 ms below every raw sample
+        // (BaseRTT 40 ms).
+        r.competitive_round(52.0);
+        let mut held = |rtt_ms: f64| {
+            r.now += Duration::from_secs_f64(rtt_ms / 1e3);
+            let obs = RoundObservation {
+                rtt_from_hold_bounds: true,
+                ..r.obs(rtt_ms, Action::Compete)
+            };
+            r.c.on_competitive_round(&obs, r.cwnd_pkts * MDS, 2 * MDS, Duration::from_millis(1))
+        };
+        assert_eq!(held(30.0), CoexistStep::Stay);
+        let CoexistStep::Return {
+            base_rtt, evidence, ..
+        } = held(24.0)
+        else {
+            panic!("no return");
+        };
+        // An empty queue it is; the new BaseRTT is the raw samples' floor.
+        assert_eq!(evidence.trigger, SwitchTrigger::EmptyQueue);
+        assert_eq!(base_rtt, BASE);
     }
 
     #[test]
